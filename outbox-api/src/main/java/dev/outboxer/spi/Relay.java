@@ -1,0 +1,53 @@
+package dev.outboxer.spi;
+
+/**
+ * Sends outbox messages to their destination and reports, per record, whether it was delivered.
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ *   <li>Outboxer calls {@link #relay(RelayBatch)} on a partition worker's thread, inside the
+ *       worker's JTA transaction. A relay whose resource is XA-capable (a JTA-aware JMS connection
+ *       factory) may enlist in it: the send then commits or rolls back with the deletion of the
+ *       confirmed rows. A relay that cannot enlist delivers before the database commit, which makes
+ *       delivery at-least-once.</li>
+ *   <li>Records arrive in id order. Within one ordering unit of the batch (a group key in {@code
+ *       group} mode, the whole batch in {@code total} mode, each record alone in {@code none} mode
+ *       and for records with a {@code null} group key) the relay must deliver in that order and
+ *       must not deliver a record after an earlier record of the same unit failed: {@link
+ *       RelayBatch#heldBack(OutboxRecord)} tells. Records of other units are independent: a failed
+ *       group does not stop the relay from delivering, and confirming, the other groups.</li>
+ *   <li>The relay reports each delivered record with {@link RelayBatch#confirm} and each failed one
+ *       with {@link RelayBatch#fail}; both may be called from any thread (send callbacks) until
+ *       {@code relay} returns or the batch's {@linkplain RelayBatch#deadline() deadline} passes.
+ *       Only confirmed records are deleted.</li>
+ *   <li>Outboxer treats as failed, with attempts counted and backoff applied: every record not yet
+ *       reported when {@code relay} throws; every record still unreported at the deadline (the worker
+ *       thread is then interrupted); and every record the relay returned without reporting, unless
+ *       an earlier record of its unit failed (then it was rightly held back and is simply retried
+ *       later). A confirmation of a record after a failed one of the same unit is not honoured: the
+ *       record stays pending and is sent again in order, which the consumer sees as a
+ *       duplicate.</li>
+ * </ul>
+ *
+ * <p>Implementations must be thread-safe: the workers of an outbox's partitions call the same relay
+ * concurrently, one batch per partition at a time.
+ */
+public interface Relay extends AutoCloseable {
+
+  /**
+   * Delivers a batch and reports an outcome for each record that was attempted.
+   *
+   * @param batch the records, in id order, and the callbacks to report outcomes
+   * @throws Exception any failure that prevents the rest of the batch; every record not yet
+   *     reported counts as failed with it
+   */
+  void relay(RelayBatch batch) throws Exception;
+
+  /**
+   * Releases what the relay holds (producers, connections). Outboxer calls it at shutdown for
+   * relays created by a {@link RelayProvider}; it does not close application relay beans, whose
+   * life cycle CDI manages. Does nothing by default.
+   */
+  @Override
+  default void close() {}
+}

@@ -1,0 +1,106 @@
+package dev.outboxer.cdi.internal.cdi;
+
+import dev.outboxer.OutboxConfigurationException;
+import dev.outboxer.OutboxPersistence;
+import dev.outboxer.Outboxed;
+import dev.outboxer.cdi.internal.config.ConfigKeys;
+import dev.outboxer.cdi.internal.config.OutboxConfigReader;
+import dev.outboxer.cdi.internal.config.OutboxConfiguration;
+import dev.outboxer.cdi.internal.config.OutboxSettings;
+import dev.outboxer.spi.PayloadCodec;
+import dev.outboxer.spi.Relay;
+import dev.outboxer.spi.RelayProvider;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Default;
+import jakarta.enterprise.inject.literal.NamedLiteral;
+import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
+import jakarta.enterprise.inject.spi.BeanManager;
+import jakarta.enterprise.inject.spi.Extension;
+import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
+import jakarta.enterprise.inject.spi.WithAnnotations;
+import jakarta.persistence.EntityManager;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+/**
+ * Validates Outboxer's configuration at deployment, so that a bad value fails the deployment with a
+ * message naming the key and the value instead of failing later, or not at all: every
+ * configuration value, every relay name, every discovered {@code @Outboxed} type's outbox, the
+ * EntityManager and the payload codec.
+ */
+public class OutboxExtension implements Extension {
+
+  static final String MISSING_ENTITY_MANAGER = "Outboxer needs the EntityManager of the persistence unit that holds"
+      + " your business entities: produce one with @Produces @OutboxPersistence (for example on a field annotated"
+      + " @PersistenceContext), and add <mapping-file>META-INF/outboxer/orm.xml</mapping-file> to that unit";
+
+  private final Set<Class<?>> outboxedTypes = ConcurrentHashMap.newKeySet();
+  private volatile OutboxConfiguration configuration;
+
+  <T> void collectOutboxedTypes(@Observes @WithAnnotations(Outboxed.class) ProcessAnnotatedType<T> type) {
+    if (type.getAnnotatedType().isAnnotationPresent(Outboxed.class)) {
+      outboxedTypes.add(type.getAnnotatedType().getJavaClass());
+    }
+  }
+
+  void validate(@Observes AfterDeploymentValidation validation, BeanManager beans) {
+    Config config = ConfigProvider.getConfig(classLoader());
+    OutboxConfigReader.Result result = new OutboxConfigReader(
+        key -> config.getOptionalValue(key, String.class), config.getPropertyNames()).read();
+    result.problems().forEach(validation::addDeploymentProblem);
+    if (!result.valid()) {
+      return;
+    }
+    OutboxConfiguration read = result.configuration();
+
+    Set<String> providerNames = new TreeSet<>();
+    beans.createInstance().select(RelayProvider.class, Any.Literal.INSTANCE).forEach(p -> providerNames.add(p.name()));
+    for (OutboxSettings settings : read.outboxes().values()) {
+      if (!providerNames.contains(settings.relay())
+          && beans.getBeans(Relay.class, NamedLiteral.of(settings.relay())).isEmpty()) {
+        String key = settings.key(ConfigKeys.RELAY);
+        validation.addDeploymentProblem(new OutboxConfigurationException(key, key + "=" + settings.relay()
+            + " names no relay: not a relay module on the classpath (found: " + providerNames + ") and not a @Named"
+            + " CDI bean implementing dev.outboxer.spi.Relay. Add outbox-jms-relay or outbox-kafka-relay, or fix the name."));
+      }
+    }
+    for (Class<?> type : outboxedTypes) {
+      String outbox = type.getAnnotation(Outboxed.class).value();
+      if (read.find(outbox).isEmpty()) {
+        String key = ConfigKeys.key(outbox, ConfigKeys.RELAY);
+        validation.addDeploymentProblem(new OutboxConfigurationException(key, type.getName() + " is @Outboxed(\""
+            + outbox + "\") but no outbox of that name is configured: set " + key + " (configured: "
+            + new TreeSet<>(read.outboxes().keySet()) + ")"));
+      }
+    }
+    if (!read.outboxes().isEmpty()
+        && beans.getBeans(EntityManager.class, OutboxPersistenceLiteral.INSTANCE).isEmpty()
+        && beans.getBeans(EntityManager.class, Default.Literal.INSTANCE).size() != 1) {
+      validation.addDeploymentProblem(new OutboxConfigurationException(
+          "@" + OutboxPersistence.class.getSimpleName(), MISSING_ENTITY_MANAGER));
+    }
+    if (beans.getBeans(PayloadCodec.class).size() > 1) {
+      validation.addDeploymentProblem(new OutboxConfigurationException("PayloadCodec", "Outboxer found "
+          + beans.getBeans(PayloadCodec.class).size() + " PayloadCodec beans and needs at most one"));
+    }
+    configuration = read;
+  }
+
+  /** The configuration read at deployment; there is none if the deployment failed. */
+  public OutboxConfiguration configuration() {
+    OutboxConfiguration read = configuration;
+    if (read == null) {
+      throw new IllegalStateException("Outboxer's configuration was not validated at deployment. Indicates a bug.");
+    }
+    return read;
+  }
+
+  private static ClassLoader classLoader() {
+    ClassLoader context = Thread.currentThread().getContextClassLoader();
+    return context != null ? context : OutboxExtension.class.getClassLoader();
+  }
+}

@@ -1,0 +1,62 @@
+package dev.outboxer.cdi.internal.config;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Parses the duration spellings the configuration accepts: {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 1d}, ISO-8601. */
+public final class Durations {
+
+  private static final Pattern SIMPLE = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
+
+  private Durations() {}
+
+  /**
+   * @param text the configured value
+   * @return the duration
+   * @throws IllegalArgumentException with a description of the accepted forms
+   */
+  public static Duration parse(String text) {
+    String value = text.trim().toLowerCase(Locale.ROOT);
+    Matcher simple = SIMPLE.matcher(value);
+    if (simple.matches()) {
+      long amount;
+      try {
+        amount = Long.parseLong(simple.group(1));
+      } catch (NumberFormatException tooLarge) {
+        throw new IllegalArgumentException("the number is too large");
+      }
+      return switch (simple.group(2)) {
+        case "ms" -> Duration.ofMillis(amount);
+        case "s" -> Duration.ofSeconds(amount);
+        case "m" -> Duration.ofMinutes(amount);
+        case "h" -> Duration.ofHours(amount);
+        default -> Duration.ofDays(amount);
+      };
+    }
+    if (value.startsWith("p")) {
+      try {
+        return Duration.parse(value.toUpperCase(Locale.ROOT));
+      } catch (DateTimeParseException e) {
+        throw new IllegalArgumentException("not a valid ISO-8601 duration");
+      }
+    }
+    throw new IllegalArgumentException(
+        "expected a number with a unit (500ms, 30s, 5m, 2h, 1d) or an ISO-8601 duration (PT30S)");
+  }
+
+  /** Formats a duration the way users write it, for messages. */
+  public static String format(Duration duration) {
+    long millis = duration.toMillis();
+    if (millis % 1000 != 0) {
+      return millis + "ms";
+    }
+    long seconds = millis / 1000;
+    if (seconds % 60 != 0) {
+      return seconds + "s";
+    }
+    return seconds % 3600 == 0 ? seconds / 3600 + "h" : seconds / 60 + "m";
+  }
+}

@@ -1,0 +1,44 @@
+package dev.outboxer.cdi.internal.config;
+
+import dev.outboxer.UnknownOutboxException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Everything Outboxer read from MicroProfile Config, validated.
+ *
+ * @param workerExecutor JNDI name of the ManagedScheduledExecutorService; empty means the default
+ *     one, or a plain pool where JNDI is not available
+ * @param workerThreads size of the plain pool used in Java SE; 0 means one per partition, at most 16
+ * @param database the configured database kind; empty means detect it
+ */
+public record OutboxConfiguration(
+    Map<String, OutboxSettings> outboxes,
+    WorkerMode workerMode,
+    Optional<String> workerExecutor,
+    int workerThreads,
+    Optional<String> database,
+    Duration metricsRefresh,
+    String nodeId) {
+
+  public OutboxConfiguration {
+    outboxes = Map.copyOf(outboxes);
+  }
+
+  public Optional<OutboxSettings> find(String outbox) {
+    return outbox == null ? Optional.empty() : Optional.ofNullable(outboxes.get(outbox));
+  }
+
+  /** @throws UnknownOutboxException naming the outbox and the configured ones */
+  public OutboxSettings require(String outbox) {
+    return find(outbox)
+        .orElseThrow(
+            () ->
+                new UnknownOutboxException(
+                    "No outbox named '" + outbox + "' is configured: set outbox." + outbox
+                        + ".relay to create it. Configured outboxes: "
+                        + new TreeMap<>(outboxes).keySet()));
+  }
+}

@@ -1,0 +1,54 @@
+package dev.outboxer.cdi.internal.config;
+
+import dev.outboxer.Ordering;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * The validated configuration of one outbox.
+ *
+ * @param maxAttempts failures after which a message dies; {@link #UNLIMITED_ATTEMPTS} for
+ *     {@code infinity}. A long, so that "infinity" is just a number no attempt counter reaches.
+ * @param relayProperties keys under {@code outbox.<name>.<relay>.}, prefix removed
+ */
+public record OutboxSettings(
+    String name,
+    String relay,
+    Ordering ordering,
+    int partitions,
+    long maxAttempts,
+    Duration backoffMin,
+    Duration backoffMax,
+    boolean serializeWrites,
+    int batchSize,
+    Duration pollInterval,
+    Duration maxPollInterval,
+    Duration relayTimeout,
+    Map<String, String> relayProperties) {
+
+  public static final long UNLIMITED_ATTEMPTS = Long.MAX_VALUE;
+
+  public OutboxSettings {
+    relayProperties = Map.copyOf(relayProperties);
+  }
+
+  public boolean unlimitedAttempts() {
+    return maxAttempts == UNLIMITED_ATTEMPTS;
+  }
+
+  public String key(String key) {
+    return ConfigKeys.key(name, key);
+  }
+
+  /** The delay before retry number {@code failures + 1}: doubling from backoff.min, capped at backoff.max. */
+  public Duration backoffAfter(int failures) {
+    long min = backoffMin.toMillis();
+    long max = backoffMax.toMillis();
+    int doublings = Math.max(0, failures - 1);
+    // Past 62 doublings the shift overflows; any such delay is capped anyway.
+    if (doublings >= 62 || min > (max >> doublings)) {
+      return backoffMax;
+    }
+    return Duration.ofMillis(Math.min(max, min << doublings));
+  }
+}

@@ -1,0 +1,101 @@
+package dev.outboxer.cdi.internal.metrics;
+
+import dev.outboxer.OutboxCounts;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.eclipse.microprofile.metrics.Counter;
+import org.eclipse.microprofile.metrics.Metadata;
+import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.MetricUnits;
+import org.eclipse.microprofile.metrics.Tag;
+import org.eclipse.microprofile.metrics.Timer;
+
+/**
+ * MicroProfile Metrics of every outbox, tagged {@code outbox=<name>}, in the application registry.
+ * Without a MetricRegistry bean (no MicroProfile Metrics in the runtime) every call does nothing.
+ */
+@ApplicationScoped
+public class OutboxMetrics {
+
+  public static final String PUBLISHED = "outbox.published";
+  public static final String RELAYED = "outbox.relayed";
+  public static final String FAILED_ATTEMPTS = "outbox.failed.attempts";
+  public static final String DEAD_LETTERED = "outbox.dead.lettered";
+  public static final String PENDING = "outbox.pending";
+  public static final String DEAD = "outbox.dead";
+  public static final String OLDEST_PENDING_AGE = "outbox.oldest.pending.age";
+  public static final String RELAY_BATCH = "outbox.relay.batch";
+
+  private static final Metadata PUBLISHED_METADATA = metadata(PUBLISHED, "Messages published (counted when their transaction commits)", MetricUnits.NONE);
+  private static final Metadata RELAYED_METADATA = metadata(RELAYED, "Messages the relay confirmed, counted when the deletion committed", MetricUnits.NONE);
+  private static final Metadata FAILED_METADATA = metadata(FAILED_ATTEMPTS, "Failed delivery attempts", MetricUnits.NONE);
+  private static final Metadata DEAD_LETTERED_METADATA = metadata(DEAD_LETTERED, "Messages that used up max-attempts and became dead", MetricUnits.NONE);
+  private static final Metadata BATCH_METADATA = metadata(RELAY_BATCH, "Time the relay took per batch", MetricUnits.NANOSECONDS);
+
+  @Inject Instance<MetricRegistry> registries;
+
+  private volatile MetricRegistry registry;
+  private volatile boolean resolved;
+  private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+
+  public void published(String outbox, int count) {
+    counter(PUBLISHED_METADATA, outbox, count);
+  }
+
+  /** Counts what a committed batch did. */
+  public void batch(String outbox, int confirmed, int failed, int died, Duration relayTime, boolean relayed) {
+    counter(RELAYED_METADATA, outbox, confirmed);
+    counter(FAILED_METADATA, outbox, failed);
+    counter(DEAD_LETTERED_METADATA, outbox, died);
+    MetricRegistry metrics = registry();
+    if (relayed && metrics != null) {
+      timers.computeIfAbsent(outbox, name -> metrics.timer(BATCH_METADATA, tag(name))).update(relayTime);
+    }
+  }
+
+  /** The gauges read the given supplier, which must be cheap: it should return cached counts. */
+  public void registerGauges(String outbox, Supplier<OutboxCounts> counts) {
+    MetricRegistry metrics = registry();
+    if (metrics == null) {
+      return;
+    }
+    Tag tag = tag(outbox);
+    metrics.gauge(metadata(PENDING, "Messages waiting to be relayed, retries included", MetricUnits.NONE), counts,
+        latest -> latest.get().pending(), tag);
+    metrics.gauge(metadata(DEAD, "Dead messages waiting for retryDead or discard", MetricUnits.NONE), counts,
+        latest -> latest.get().dead(), tag);
+    metrics.gauge(metadata(OLDEST_PENDING_AGE, "Age of the oldest pending message: the outbox's lag", MetricUnits.SECONDS),
+        counts, latest -> latest.get().oldestPendingAge().toMillis() / 1000.0, tag);
+  }
+
+  private void counter(Metadata metadata, String outbox, int increment) {
+    MetricRegistry metrics = registry();
+    if (metrics == null || increment == 0) {
+      return;
+    }
+    counters.computeIfAbsent(metadata.getName() + '\u0000' + outbox, key -> metrics.counter(metadata, tag(outbox)))
+        .inc(increment);
+  }
+
+  private MetricRegistry registry() {
+    if (!resolved) {
+      registry = registries.isResolvable() ? registries.get() : null;
+      resolved = true;
+    }
+    return registry;
+  }
+
+  private static Tag tag(String outbox) {
+    return new Tag("outbox", outbox);
+  }
+
+  private static Metadata metadata(String name, String description, String unit) {
+    return Metadata.builder().withName(name).withDescription(description).withUnit(unit).build();
+  }
+}

@@ -1,0 +1,83 @@
+package dev.outboxer.cdi.internal.work;
+
+import dev.outboxer.OutboxConfigurationException;
+import dev.outboxer.cdi.internal.config.ConfigKeys;
+import dev.outboxer.cdi.internal.config.OutboxSettings;
+import dev.outboxer.spi.Relay;
+import dev.outboxer.spi.RelayContext;
+import dev.outboxer.spi.RelayProvider;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.literal.NamedLiteral;
+import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Finds the relay of each outbox: a {@link RelayProvider} of that name (the relay modules), else an
+ * application bean implementing {@link Relay} with that {@code @Named} name.
+ */
+@ApplicationScoped
+public class Relays {
+
+  private static final Logger LOG = Logger.getLogger(Relays.class.getName());
+
+  @Inject @Any Instance<RelayProvider> providers;
+  @Inject @Any Instance<Relay> relayBeans;
+
+  private final List<Relay> created = new ArrayList<>();
+
+  /** The names a relay key may take here, for error messages and the deployment check. */
+  public TreeSet<String> knownNames() {
+    TreeSet<String> names = new TreeSet<>();
+    providers.forEach(provider -> names.add(provider.name()));
+    return names;
+  }
+
+  public boolean exists(String name) {
+    return provider(name).isPresent() || relayBeans.select(NamedLiteral.of(name)).isResolvable();
+  }
+
+  /** Creates (provider) or looks up (bean) the relay of an outbox. Provider-created relays are closed by {@link #closeAll()}. */
+  public synchronized Relay relayFor(OutboxSettings settings) {
+    Optional<RelayProvider> provider = provider(settings.relay());
+    if (provider.isPresent()) {
+      Relay relay = provider.get().create(new RelayContext(settings.name(), settings.ordering(), settings.partitions(),
+          settings.relayTimeout(), settings.relayProperties()));
+      created.add(relay);
+      return relay;
+    }
+    Instance<Relay> bean = relayBeans.select(NamedLiteral.of(settings.relay()));
+    if (!bean.isResolvable()) {
+      String key = settings.key(ConfigKeys.RELAY);
+      throw new OutboxConfigurationException(key, key + "=" + settings.relay() + " names no relay: not a relay module"
+          + " (known: " + knownNames() + ") and not a @Named CDI bean implementing dev.outboxer.spi.Relay");
+    }
+    return bean.get();
+  }
+
+  private Optional<RelayProvider> provider(String name) {
+    for (RelayProvider provider : providers) {
+      if (provider.name().equals(name)) {
+        return Optional.of(provider);
+      }
+    }
+    return Optional.empty();
+  }
+
+  public synchronized void closeAll() {
+    for (Relay relay : created) {
+      try {
+        relay.close();
+      } catch (Exception e) {
+        LOG.log(Level.WARNING, "Closing relay " + relay + " failed", e);
+      }
+    }
+    created.clear();
+  }
+}

@@ -1,0 +1,75 @@
+package dev.outboxer.cdi.internal.work;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Drives the partition workers from EJB timer ticks: each tick runs, one after another on the
+ * timer's thread, every worker that is due. Ticks do not overlap; a tick asked for while one runs
+ * makes that one go round again.
+ */
+public final class TimerDrivenWorkers {
+
+  private final List<Entry> entries;
+  private final AtomicBoolean ticking = new AtomicBoolean();
+  private volatile boolean again;
+  private volatile Runnable wakeTimer = () -> {};
+
+  TimerDrivenWorkers(List<PartitionWorker> workers) {
+    this.entries = workers.stream().map(Entry::new).toList();
+  }
+
+  /** The EJB registers how to get a tick soon (a single-action timer). */
+  public void onWake(Runnable wakeTimer) {
+    this.wakeTimer = wakeTimer;
+  }
+
+  /** Runs the due workers. */
+  public void tick(BooleanSupplier stopping) {
+    if (!ticking.compareAndSet(false, true)) {
+      again = true;
+      return;
+    }
+    try {
+      do {
+        again = false;
+        for (Entry entry : entries) {
+          if (stopping.getAsBoolean()) {
+            return;
+          }
+          if (System.nanoTime() - entry.dueNanos >= 0) {
+            Duration delay = entry.worker.run(stopping);
+            entry.dueNanos = System.nanoTime() + delay.toNanos();
+          }
+        }
+      } while (again);
+    } finally {
+      ticking.set(false);
+    }
+  }
+
+  void wake(String outbox, int partition) {
+    for (Entry entry : entries) {
+      if (entry.worker.outbox().equals(outbox) && (partition < 0 || entry.worker.partition() == partition)) {
+        entry.dueNanos = System.nanoTime();
+      }
+    }
+    again = true;
+    wakeTimer.run();
+  }
+
+  boolean isTicking() {
+    return ticking.get();
+  }
+
+  private static final class Entry {
+    final PartitionWorker worker;
+    volatile long dueNanos = System.nanoTime();
+
+    Entry(PartitionWorker worker) {
+      this.worker = worker;
+    }
+  }
+}

@@ -1,0 +1,206 @@
+package dev.outboxer.cdi.internal.publish;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outboxer.Outbox;
+import dev.outboxer.OutboxMessage;
+import dev.outboxer.OutboxTransactionRequiredException;
+import dev.outboxer.UnknownOutboxException;
+import dev.outboxer.cdi.internal.AuditEntry;
+import dev.outboxer.cdi.internal.Keyed;
+import dev.outboxer.cdi.internal.OrderPlaced;
+import dev.outboxer.cdi.internal.store.GroupHash;
+import dev.outboxer.cdi.internal.store.MessageStatus;
+import dev.outboxer.cdi.internal.store.OutboxMessageEntity;
+import dev.outboxer.testing.OutboxTestContainer;
+import dev.outboxer.testing.RecordingRelay;
+import dev.outboxer.testing.TestDatabase;
+import dev.outboxer.testing.TestOrder;
+import jakarta.persistence.EntityManager;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * What {@code publish} promises, on each database: the row commits and rolls back with the business
+ * data, no transaction means no row, ids increase, partitions are stable. Workers are off
+ * ({@code outbox.worker=none}) so that rows stay where publish put them.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class PublishContractTest {
+
+  private static final int PARTITIONS = 8;
+
+  private OutboxTestContainer container;
+  private Outbox outbox;
+
+  abstract TestDatabase database();
+
+  @BeforeAll
+  void start() {
+    container = OutboxTestContainer.builder(database())
+        .config("outbox.worker", "none")
+        .config("outbox.orders.relay", "recording")
+        .config("outbox.orders.partitions", String.valueOf(PARTITIONS))
+        .config("outbox.audit.relay", "recording")
+        .config("outbox.audit.ordering", "total")
+        .beans(RecordingRelay.class)
+        .start();
+    outbox = container.select(Outbox.class);
+  }
+
+  @AfterAll
+  void stop() {
+    if (container != null) {
+      container.close();
+    }
+  }
+
+  @BeforeEach
+  void emptyTables() throws Exception {
+    container.inTransaction(() -> {
+      EntityManager em = container.entityManager();
+      em.createQuery("DELETE FROM OutboxMessageEntity").executeUpdate();
+      em.createQuery("DELETE FROM TestOrder").executeUpdate();
+    });
+  }
+
+  @Test
+  void commit_keeps_the_business_row_and_the_message() throws Exception {
+    long id = container.inTransaction(() -> {
+      container.entityManager().persist(new TestOrder(1, "one book"));
+      return outbox.publish(new OrderPlaced(1, "book"));
+    });
+
+    container.inTransaction(() -> {
+      EntityManager em = container.entityManager();
+      assertThat(em.find(TestOrder.class, 1L)).isNotNull();
+      OutboxMessageEntity row = em.find(OutboxMessageEntity.class, id);
+      assertThat(row).isNotNull();
+      assertThat(row.outbox()).isEqualTo("orders");
+      assertThat(row.groupKey()).isEqualTo("order:1");
+      assertThat(row.type()).isEqualTo("OrderPlaced");
+      assertThat(row.contentType()).isEqualTo("application/json");
+      assertThat(new String(row.payload(), StandardCharsets.UTF_8)).isEqualTo("{\"item\":\"book\",\"orderId\":1}");
+      assertThat(row.status()).isEqualTo(MessageStatus.PENDING);
+      assertThat(row.attempts()).isZero();
+      assertThat(row.nextAttemptAt()).isNull();
+      assertThat(row.partition()).isEqualTo(GroupHash.partition("order:1", PARTITIONS));
+    });
+  }
+
+  @Test
+  void rollback_keeps_neither_the_business_row_nor_the_message() throws Exception {
+    assertThatThrownBy(() -> container.inTransaction(() -> {
+      container.entityManager().persist(new TestOrder(2, "two books"));
+      outbox.publish(new OrderPlaced(2, "book"));
+      throw new IllegalStateException("payment declined");
+    })).hasMessage("payment declined");
+
+    assertThat(countRows("TestOrder")).isZero();
+    assertThat(countRows("OutboxMessageEntity")).isZero();
+  }
+
+  @Test
+  void publish_without_a_transaction_fails_naming_the_outbox_and_writes_nothing() throws Exception {
+    assertThatThrownBy(() -> outbox.publish(new OrderPlaced(3, "book")))
+        .isInstanceOf(OutboxTransactionRequiredException.class)
+        .hasMessageContaining("Outbox 'orders'")
+        .hasMessageContaining("no")
+        .hasMessageContaining("Nothing was written")
+        .satisfies(e -> assertThat(((OutboxTransactionRequiredException) e).outbox()).isEqualTo("orders"));
+
+    assertThat(countRows("OutboxMessageEntity")).isZero();
+  }
+
+  @Test
+  void ids_increase_in_insertion_order_across_transactions() throws Exception {
+    List<Long> ids = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      int sequence = i;
+      container.inTransaction(() -> {
+        ids.add(outbox.publish("orders", new Keyed("k", sequence)));
+        ids.add(outbox.publish("audit", new Keyed(null, sequence)));
+      });
+    }
+    assertThat(ids).isSorted().doesNotHaveDuplicates();
+  }
+
+  @Test
+  void a_group_key_always_lands_in_the_same_partition_and_null_keys_spread() throws Exception {
+    List<Long> ids = new ArrayList<>();
+    container.inTransaction(() -> {
+      for (int i = 0; i < 40; i++) {
+        ids.add(outbox.publish("orders", new Keyed("customer:7", i)));
+        ids.add(outbox.publish("orders", new Keyed(null, i)));
+      }
+    });
+    container.inTransaction(() -> {
+      List<Integer> keyed = container.entityManager()
+          .createQuery("SELECT m.partition FROM OutboxMessageEntity m WHERE m.groupKey = 'customer:7'", Integer.class)
+          .getResultList();
+      assertThat(new HashSet<>(keyed)).containsExactly(GroupHash.partition("customer:7", PARTITIONS));
+      Set<Integer> unkeyed = new HashSet<>(container.entityManager()
+          .createQuery("SELECT m.partition FROM OutboxMessageEntity m WHERE m.groupKey IS NULL", Integer.class)
+          .getResultList());
+      assertThat(unkeyed).hasSize(PARTITIONS);
+    });
+  }
+
+  @Test
+  void a_total_outbox_has_one_partition() throws Exception {
+    long id = container.inTransaction(() -> outbox.publish("audit", new Keyed("any", 1)));
+    container.inTransaction(() -> assertThat(container.entityManager().find(OutboxMessageEntity.class, id).partition()).isZero());
+  }
+
+  @Test
+  void type_name_and_headers_come_from_the_message() throws Exception {
+    long id = container.inTransaction(() -> outbox.publish(new AuditEntry("hello")));
+    container.inTransaction(() -> {
+      OutboxMessageEntity row = container.entityManager().find(OutboxMessageEntity.class, id);
+      assertThat(row.type()).isEqualTo("audit.entry.v1");
+      assertThat(row.groupKey()).isNull();
+      assertThat(container.select(Codecs.class).decodeHeaders(row.headers())).containsEntry("trace-id", "t-hello");
+    });
+  }
+
+  @Test
+  void publishing_to_an_outbox_that_is_not_configured_fails_and_writes_nothing() throws Exception {
+    assertThatThrownBy(() -> container.inTransaction(() -> outbox.publish("invoices", new Keyed("k", 1))))
+        .isInstanceOf(UnknownOutboxException.class)
+        .hasMessageContaining("No outbox named 'invoices'")
+        .hasMessageContaining("outbox.invoices.relay")
+        .hasMessageContaining("[audit, orders]");
+    assertThat(countRows("OutboxMessageEntity")).isZero();
+  }
+
+  @Test
+  void a_message_type_without_outboxed_needs_an_explicit_outbox() throws Exception {
+    assertThatThrownBy(() -> container.inTransaction(() -> outbox.publish(new Keyed("k", 1))))
+        .isInstanceOf(UnknownOutboxException.class)
+        .hasMessageContaining(Keyed.class.getName())
+        .hasMessageContaining("@Outboxed");
+  }
+
+  @Test
+  void a_group_key_longer_than_the_column_is_refused_before_anything_is_written() throws Exception {
+    OutboxMessage tooLong = new Keyed("x".repeat(256), 1);
+    assertThatThrownBy(() -> container.inTransaction(() -> outbox.publish("orders", tooLong)))
+        .hasMessageContaining("Outbox 'orders'")
+        .hasMessageContaining("group key is longer than 255");
+    assertThat(countRows("OutboxMessageEntity")).isZero();
+  }
+
+  private long countRows(String entity) throws Exception {
+    return container.inTransaction(() -> container.entityManager()
+        .createQuery("SELECT COUNT(e) FROM " + entity + " e", Long.class).getSingleResult());
+  }
+}

@@ -1,0 +1,323 @@
+package dev.outboxer.testing;
+
+import com.arjuna.ats.jta.common.jtaPropertyManager;
+import dev.outboxer.OutboxPersistence;
+import io.agroal.api.AgroalDataSource;
+import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
+import io.agroal.api.security.NamePrincipal;
+import io.agroal.api.security.SimplePassword;
+import io.agroal.narayana.NarayanaTransactionIntegration;
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfig;
+import io.smallrye.config.SmallRyeConfigBuilder;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
+import jakarta.enterprise.inject.spi.Extension;
+import jakarta.enterprise.util.AnnotationLiteral;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.transaction.TransactionManager;
+import jakarta.transaction.TransactionScoped;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import jakarta.transaction.UserTransaction;
+import java.lang.annotation.Annotation;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
+import org.hibernate.jpa.HibernatePersistenceProvider;
+import org.jboss.weld.environment.se.Weld;
+import org.jboss.weld.environment.se.WeldContainer;
+
+/**
+ * A Java SE container of real parts, the way an application runs Outboxer: Weld (CDI), Narayana
+ * (JTA), an Agroal pool whose connections enlist in Narayana transactions, Hibernate ORM on that
+ * pool with Outboxer's mapping file, SmallRye Config with the test's keys, SmallRye Metrics.
+ *
+ * <pre>{@code
+ * try (OutboxTestContainer container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL)
+ *         .config("outbox.orders.relay", "recording")
+ *         .beans(RecordingRelay.class)
+ *         .start()) {
+ *     container.inTransaction(() -> container.select(Outbox.class).publish("orders", message));
+ * }
+ * }</pre>
+ */
+public final class OutboxTestContainer implements AutoCloseable {
+
+  private static final AtomicInteger CONTAINERS = new AtomicInteger();
+
+  static {
+    // Narayana keeps its transaction log in the working directory unless told otherwise.
+    String store = System.getProperty("java.io.tmpdir") + "/outboxer-narayana";
+    System.setProperty("ObjectStoreEnvironmentBean.objectStoreDir", store);
+    System.setProperty("com.arjuna.ats.arjuna.objectstore.objectStoreDir", store);
+    System.setProperty("CoreEnvironmentBean.nodeIdentifier", "outboxer-test");
+  }
+
+  private final TestDatabase database;
+  private final SettableClock clock;
+  private final AgroalDataSource dataSource;
+  private final EntityManagerFactory entityManagerFactory;
+  private final SmallRyeConfig config;
+  private final WeldContainer weld;
+
+  private OutboxTestContainer(Builder builder) throws SQLException {
+    this.database = builder.database;
+    this.clock = builder.clock;
+    if (builder.resetSchema) {
+      database.resetSchema();
+    }
+    List<AutoCloseable> opened = new ArrayList<>();
+    try {
+      dataSource = dataSource(database, builder.poolSize);
+      opened.add(dataSource);
+      Properties properties = new Properties();
+      properties.setProperty("hibernate.transaction.jta.platform",
+          "org.hibernate.engine.transaction.jta.platform.internal.JBossStandAloneJtaPlatform");
+      // The DDL scripts are the schema; validation proves the mapping agrees with them.
+      properties.setProperty("hibernate.hbm2ddl.auto", "validate");
+      properties.putAll(builder.jpaProperties);
+      List<String> entities = new ArrayList<>(List.of(TestOrder.class.getName()));
+      entities.addAll(builder.entities);
+      entityManagerFactory = new HibernatePersistenceProvider().createContainerEntityManagerFactory(
+          new TestPersistenceUnit(dataSource, entities, properties), Map.of());
+      opened.add(entityManagerFactory::close);
+
+      config = new SmallRyeConfigBuilder()
+          .addDefaultSources()
+          .withSources(new PropertiesConfigSource(builder.config, "outboxer-test", 500))
+          .build();
+      ConfigProviderResolver resolver = ConfigProviderResolver.instance();
+      ClassLoader loader = Thread.currentThread().getContextClassLoader();
+      try {
+        resolver.releaseConfig(resolver.getConfig(loader));
+      } catch (RuntimeException none) {
+        // nothing registered
+      }
+      resolver.registerConfig(config, loader);
+      opened.add(() -> resolver.releaseConfig(config));
+
+      Weld builderWeld = new Weld("outboxer-test-" + CONTAINERS.incrementAndGet())
+          .skipShutdownHook()
+          .addExtension(new Infrastructure(entityManagerFactory, clock));
+      builder.beans.forEach(builderWeld::addBeanClass);
+      weld = builderWeld.initialize();
+    } catch (RuntimeException | SQLException e) {
+      closeAll(opened, e);
+      throw e;
+    }
+  }
+
+  public static Builder builder(TestDatabase database) {
+    return new Builder(database);
+  }
+
+  public <T> T select(Class<T> type, Annotation... qualifiers) {
+    return weld.select(type, qualifiers).get();
+  }
+
+  public TestDatabase database() {
+    return database;
+  }
+
+  public SettableClock clock() {
+    return clock;
+  }
+
+  public AgroalDataSource dataSource() {
+    return dataSource;
+  }
+
+  public Config config() {
+    return config;
+  }
+
+  /** The transaction-scoped EntityManager Outboxer uses; only usable inside {@link #inTransaction}. */
+  public EntityManager entityManager() {
+    return select(EntityManager.class, OutboxPersistenceQualifier.INSTANCE);
+  }
+
+  public TransactionManager transactionManager() {
+    return com.arjuna.ats.jta.TransactionManager.transactionManager();
+  }
+
+  /** Runs work in a new JTA transaction and commits, or rolls back if it throws. */
+  public <T> T inTransaction(Callable<T> work) throws Exception {
+    UserTransaction transaction = com.arjuna.ats.jta.UserTransaction.userTransaction();
+    transaction.begin();
+    T result;
+    try {
+      result = work.call();
+    } catch (Throwable failure) {
+      transaction.rollback();
+      throw failure;
+    }
+    transaction.commit();
+    return result;
+  }
+
+  public void inTransaction(ThrowingRunnable work) throws Exception {
+    inTransaction(() -> {
+      work.run();
+      return null;
+    });
+  }
+
+  /** Work that may throw. */
+  @FunctionalInterface
+  public interface ThrowingRunnable {
+    void run() throws Exception;
+  }
+
+  @Override
+  public void close() {
+    List<AutoCloseable> toClose = new ArrayList<>();
+    toClose.add(weld::shutdown);
+    toClose.add(entityManagerFactory::close);
+    toClose.add(() -> ConfigProviderResolver.instance().releaseConfig(config));
+    toClose.add(dataSource);
+    closeAll(toClose, null);
+  }
+
+  private static void closeAll(List<AutoCloseable> resources, Throwable primary) {
+    for (AutoCloseable resource : resources) {
+      try {
+        resource.close();
+      } catch (Exception e) {
+        if (primary != null) {
+          primary.addSuppressed(e);
+        }
+      }
+    }
+  }
+
+  private static AgroalDataSource dataSource(TestDatabase database, int poolSize) throws SQLException {
+    TransactionManager tm = com.arjuna.ats.jta.TransactionManager.transactionManager();
+    TransactionSynchronizationRegistry tsr = jtaPropertyManager.getJTAEnvironmentBean().getTransactionSynchronizationRegistry();
+    AgroalDataSourceConfigurationSupplier configuration = new AgroalDataSourceConfigurationSupplier()
+        .connectionPoolConfiguration(pool -> pool
+            .maxSize(poolSize)
+            .acquisitionTimeout(Duration.ofSeconds(30))
+            .transactionIntegration(new NarayanaTransactionIntegration(tm, tsr))
+            .connectionFactoryConfiguration(factory -> factory
+                .jdbcUrl(database.url())
+                .connectionProviderClassName(database.xaDataSourceClass())
+                .principal(new NamePrincipal(database.user()))
+                .credential(new SimplePassword(database.password()))));
+    return AgroalDataSource.from(configuration);
+  }
+
+  /** Configures and starts a container. */
+  public static final class Builder {
+    private final TestDatabase database;
+    private final Map<String, String> config = new HashMap<>();
+    private final List<Class<?>> beans = new ArrayList<>();
+    private final List<String> entities = new ArrayList<>();
+    private final Properties jpaProperties = new Properties();
+    private SettableClock clock = new SettableClock();
+    private boolean resetSchema = true;
+    private int poolSize = 20;
+
+    private Builder(TestDatabase database) {
+      this.database = database;
+    }
+
+    public Builder config(String key, String value) {
+      config.put(key, value);
+      return this;
+    }
+
+    public Builder config(Map<String, String> values) {
+      config.putAll(values);
+      return this;
+    }
+
+    /** Bean classes of the test (relays, codecs, producers), added to the container. */
+    public Builder beans(Class<?>... classes) {
+      beans.addAll(Arrays.asList(classes));
+      return this;
+    }
+
+    public Builder entities(Class<?>... classes) {
+      Arrays.stream(classes).map(Class::getName).forEach(entities::add);
+      return this;
+    }
+
+    public Builder jpaProperty(String key, String value) {
+      jpaProperties.setProperty(key, value);
+      return this;
+    }
+
+    public Builder clock(SettableClock settableClock) {
+      clock = settableClock;
+      return this;
+    }
+
+    /** Keep the tables of an earlier container (for restart and multi-node tests). Default: reset. */
+    public Builder keepSchema() {
+      resetSchema = false;
+      return this;
+    }
+
+    public Builder poolSize(int size) {
+      poolSize = size;
+      return this;
+    }
+
+    public OutboxTestContainer start() {
+      database.assumeAvailable();
+      try {
+        return new OutboxTestContainer(this);
+      } catch (SQLException e) {
+        throw new IllegalStateException("Could not start the test container on " + database, e);
+      }
+    }
+  }
+
+  /** The {@link OutboxPersistence} qualifier, for lookups. */
+  public static final class OutboxPersistenceQualifier extends AnnotationLiteral<OutboxPersistence> implements OutboxPersistence {
+    private static final long serialVersionUID = 1L;
+    public static final OutboxPersistenceQualifier INSTANCE = new OutboxPersistenceQualifier();
+  }
+
+  /**
+   * Registers what an application server would provide: the transaction-scoped EntityManager
+   * (qualified {@code @OutboxPersistence}, as the application's producer would be), the
+   * UserTransaction and the clock.
+   */
+  static final class Infrastructure implements Extension {
+    private final EntityManagerFactory entityManagerFactory;
+    private final Clock clock;
+
+    Infrastructure(EntityManagerFactory entityManagerFactory, Clock clock) {
+      this.entityManagerFactory = entityManagerFactory;
+      this.clock = clock;
+    }
+
+    void register(@Observes AfterBeanDiscovery discovery) {
+      discovery.<EntityManager>addBean()
+          .types(EntityManager.class, Object.class)
+          .qualifiers(OutboxPersistenceQualifier.INSTANCE, Any.Literal.INSTANCE)
+          .scope(TransactionScoped.class)
+          .produceWith(instance -> entityManagerFactory.createEntityManager())
+          .disposeWith((entityManager, instance) -> entityManager.close());
+      discovery.<UserTransaction>addBean()
+          .types(UserTransaction.class, Object.class)
+          .produceWith(instance -> com.arjuna.ats.jta.UserTransaction.userTransaction());
+      discovery.<Clock>addBean()
+          .types(Clock.class, Object.class)
+          .produceWith(instance -> clock);
+    }
+  }
+}

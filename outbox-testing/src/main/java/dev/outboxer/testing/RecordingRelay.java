@@ -1,0 +1,180 @@
+package dev.outboxer.testing;
+
+import dev.outboxer.spi.OutboxRecord;
+import dev.outboxer.spi.Relay;
+import dev.outboxer.spi.RelayBatch;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Named;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+
+/**
+ * A relay that records what it is handed and what it confirms, and fails on command. Select it with
+ * {@code outbox.<name>.relay=recording}. Delivery is sequential: held-back records are skipped, the
+ * way the Relay contract asks.
+ *
+ * <p>It also watches the one-worker-per-partition rule: {@link #maxConcurrentBatchesPerPartition()}
+ * is the most batches of one partition it ever saw at the same time.
+ */
+@ApplicationScoped
+@Named("recording")
+public class RecordingRelay implements Relay {
+
+  /** What the relay does with a record it is handed. */
+  public enum Action { CONFIRM, FAIL, NO_OUTCOME }
+
+  private final List<OutboxRecord> handed = new ArrayList<>();
+  private final List<OutboxRecord> confirmed = new ArrayList<>();
+  private final Map<Long, Long> firstHandedNanos = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> activeBatches = new ConcurrentHashMap<>();
+  private final AtomicInteger maxConcurrent = new AtomicInteger();
+  private final AtomicInteger batches = new AtomicInteger();
+
+  private volatile Predicate<OutboxRecord> failWhen = record -> false;
+  private volatile Predicate<OutboxRecord> noOutcomeWhen = record -> false;
+  private volatile Exception throwOnce;
+  private volatile boolean hangOnce;
+  private volatile Duration delayPerBatch = Duration.ZERO;
+  private volatile CountDownLatch hangStarted = new CountDownLatch(1);
+
+  @Override
+  public void relay(RelayBatch batch) throws Exception {
+    batches.incrementAndGet();
+    String partitionKey = batch.outbox() + "/" + batch.partition();
+    int active = activeBatches.computeIfAbsent(partitionKey, key -> new AtomicInteger()).incrementAndGet();
+    maxConcurrent.accumulateAndGet(active, Math::max);
+    try {
+      synchronized (this) {
+        handed.addAll(batch.records());
+      }
+      long now = System.nanoTime();
+      batch.records().forEach(record -> firstHandedNanos.putIfAbsent(record.id(), now));
+      if (!delayPerBatch.isZero()) {
+        Thread.sleep(delayPerBatch.toMillis());
+      }
+      if (hangOnce) {
+        hangOnce = false;
+        hangStarted.countDown();
+        new CountDownLatch(1).await(); // until the worker's watchdog interrupts us
+      }
+      Exception toThrow = throwOnce;
+      if (toThrow != null) {
+        throwOnce = null;
+        throw toThrow;
+      }
+      for (OutboxRecord record : batch.records()) {
+        if (batch.heldBack(record)) {
+          continue;
+        }
+        switch (actionFor(record)) {
+          case FAIL -> batch.fail(record, new IllegalStateException("induced failure of message " + record.id()));
+          case NO_OUTCOME -> { }
+          case CONFIRM -> {
+            batch.confirm(record);
+            synchronized (this) {
+              confirmed.add(record);
+              notifyAll();
+            }
+          }
+        }
+      }
+    } finally {
+      activeBatches.get(partitionKey).decrementAndGet();
+    }
+  }
+
+  private Action actionFor(OutboxRecord record) {
+    if (failWhen.test(record)) {
+      return Action.FAIL;
+    }
+    return noOutcomeWhen.test(record) ? Action.NO_OUTCOME : Action.CONFIRM;
+  }
+
+  public void failWhen(Predicate<OutboxRecord> predicate) {
+    failWhen = predicate;
+  }
+
+  public void noOutcomeWhen(Predicate<OutboxRecord> predicate) {
+    noOutcomeWhen = predicate;
+  }
+
+  public void throwOnNextBatch(Exception exception) {
+    throwOnce = exception;
+  }
+
+  /** The next batch blocks until its worker interrupts it; the returned latch opens when it started blocking. */
+  public CountDownLatch hangOnNextBatch() {
+    hangStarted = new CountDownLatch(1);
+    hangOnce = true;
+    return hangStarted;
+  }
+
+  public void delayEachBatch(Duration delay) {
+    delayPerBatch = delay;
+  }
+
+  public synchronized List<OutboxRecord> handed() {
+    return List.copyOf(handed);
+  }
+
+  public synchronized List<OutboxRecord> confirmed() {
+    return List.copyOf(confirmed);
+  }
+
+  /** Confirmed record ids per group key, in confirmation order (duplicates included). */
+  public synchronized Map<String, List<Long>> confirmedIdsByGroup() {
+    Map<String, List<Long>> byGroup = new LinkedHashMap<>();
+    for (OutboxRecord record : confirmed) {
+      byGroup.computeIfAbsent(String.valueOf(record.groupKey()), key -> new ArrayList<>()).add(record.id());
+    }
+    return byGroup;
+  }
+
+  /** Nanos (System.nanoTime) when a record was first handed to this relay, or null. */
+  public Long firstHandedNanos(long id) {
+    return firstHandedNanos.get(id);
+  }
+
+  public int batches() {
+    return batches.get();
+  }
+
+  public int maxConcurrentBatchesPerPartition() {
+    return maxConcurrent.get();
+  }
+
+  /** Waits until at least {@code count} confirmations were recorded. */
+  public synchronized boolean awaitConfirmed(int count, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (confirmed.size() < count) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
+    return true;
+  }
+
+  public synchronized void reset() {
+    handed.clear();
+    confirmed.clear();
+    firstHandedNanos.clear();
+    activeBatches.clear();
+    maxConcurrent.set(0);
+    batches.set(0);
+    failWhen = record -> false;
+    noOutcomeWhen = record -> false;
+    throwOnce = null;
+    hangOnce = false;
+    delayPerBatch = Duration.ZERO;
+  }
+}

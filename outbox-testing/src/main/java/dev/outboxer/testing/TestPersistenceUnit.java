@@ -1,0 +1,46 @@
+package dev.outboxer.testing;
+
+import jakarta.persistence.SharedCacheMode;
+import jakarta.persistence.ValidationMode;
+import jakarta.persistence.spi.ClassTransformer;
+import jakarta.persistence.spi.PersistenceUnitInfo;
+import jakarta.persistence.spi.PersistenceUnitTransactionType;
+import java.net.URL;
+import java.util.List;
+import java.util.Properties;
+import javax.sql.DataSource;
+
+/**
+ * The tests' persistence unit, as an application declares it: its own entities plus Outboxer's
+ * mapping file, on a JTA data source.
+ */
+final class TestPersistenceUnit implements PersistenceUnitInfo {
+
+  private final DataSource dataSource;
+  private final List<String> managedClasses;
+  private final Properties properties;
+
+  TestPersistenceUnit(DataSource dataSource, List<String> managedClasses, Properties properties) {
+    this.dataSource = dataSource;
+    this.managedClasses = managedClasses;
+    this.properties = properties;
+  }
+
+  @Override public String getPersistenceUnitName() { return "outboxer-test"; }
+  @Override public String getPersistenceProviderClassName() { return "org.hibernate.jpa.HibernatePersistenceProvider"; }
+  @Override public PersistenceUnitTransactionType getTransactionType() { return PersistenceUnitTransactionType.JTA; }
+  @Override public DataSource getJtaDataSource() { return dataSource; }
+  @Override public DataSource getNonJtaDataSource() { return null; }
+  @Override public List<String> getMappingFileNames() { return List.of("META-INF/outboxer/orm.xml"); }
+  @Override public List<URL> getJarFileUrls() { return List.of(); }
+  @Override public URL getPersistenceUnitRootUrl() { return null; }
+  @Override public List<String> getManagedClassNames() { return managedClasses; }
+  @Override public boolean excludeUnlistedClasses() { return true; }
+  @Override public SharedCacheMode getSharedCacheMode() { return SharedCacheMode.NONE; }
+  @Override public ValidationMode getValidationMode() { return ValidationMode.NONE; }
+  @Override public Properties getProperties() { return properties; }
+  @Override public String getPersistenceXMLSchemaVersion() { return "3.0"; }
+  @Override public ClassLoader getClassLoader() { return Thread.currentThread().getContextClassLoader(); }
+  @Override public void addTransformer(ClassTransformer transformer) { }
+  @Override public ClassLoader getNewTempClassLoader() { return null; }
+}

@@ -1,5 +1,6 @@
 package dev.outboxer.testing;
 
+import com.arjuna.ats.jta.common.jtaPropertyManager;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.spi.Relay;
 import dev.outboxer.spi.RelayBatch;
@@ -31,12 +32,17 @@ public class RecordingRelay implements Relay {
   /** What the relay does with a record it is handed. */
   public enum Action { CONFIRM, FAIL, NO_OUTCOME }
 
+  /** When a batch of a partition was in the relay, in System.nanoTime. */
+  public record BatchSpan(String outbox, int partition, long startNanos, long endNanos) {}
+
   private final List<OutboxRecord> handed = new ArrayList<>();
   private final List<OutboxRecord> confirmed = new ArrayList<>();
   private final Map<Long, Long> firstHandedNanos = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> activeBatches = new ConcurrentHashMap<>();
   private final AtomicInteger maxConcurrent = new AtomicInteger();
   private final AtomicInteger batches = new AtomicInteger();
+  private final List<BatchSpan> spans = new ArrayList<>();
+  private volatile boolean failCommitOnce;
 
   private volatile Predicate<OutboxRecord> failWhen = record -> false;
   private volatile Predicate<OutboxRecord> noOutcomeWhen = record -> false;
@@ -48,6 +54,7 @@ public class RecordingRelay implements Relay {
   @Override
   public void relay(RelayBatch batch) throws Exception {
     batches.incrementAndGet();
+    long start = System.nanoTime();
     String partitionKey = batch.outbox() + "/" + batch.partition();
     int active = activeBatches.computeIfAbsent(partitionKey, key -> new AtomicInteger()).incrementAndGet();
     maxConcurrent.accumulateAndGet(active, Math::max);
@@ -86,9 +93,39 @@ public class RecordingRelay implements Relay {
           }
         }
       }
+      if (failCommitOnce) {
+        failCommitOnce = false;
+        failTheCommit();
+      }
     } finally {
       activeBatches.get(partitionKey).decrementAndGet();
+      synchronized (this) {
+        spans.add(new BatchSpan(batch.outbox(), batch.partition(), start, System.nanoTime()));
+      }
     }
+  }
+
+  /** Makes the worker's commit fail after this batch was delivered, as a database failing at commit would. */
+  private static void failTheCommit() {
+    jtaPropertyManager.getJTAEnvironmentBean().getTransactionSynchronizationRegistry()
+        .registerInterposedSynchronization(new jakarta.transaction.Synchronization() {
+          @Override
+          public void beforeCompletion() {
+            throw new IllegalStateException("induced commit failure");
+          }
+
+          @Override
+          public void afterCompletion(int status) {}
+        });
+  }
+
+  /** The commit of the next batch fails after the relay delivered (and confirmed) it. */
+  public void failCommitOfNextBatch() {
+    failCommitOnce = true;
+  }
+
+  public synchronized List<BatchSpan> spans() {
+    return List.copyOf(spans);
   }
 
   private Action actionFor(OutboxRecord record) {
@@ -171,6 +208,8 @@ public class RecordingRelay implements Relay {
     activeBatches.clear();
     maxConcurrent.set(0);
     batches.set(0);
+    spans.clear();
+    failCommitOnce = false;
     failWhen = record -> false;
     noOutcomeWhen = record -> false;
     throwOnce = null;

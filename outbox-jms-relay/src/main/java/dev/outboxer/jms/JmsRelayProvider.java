@@ -1,0 +1,123 @@
+package dev.outboxer.jms;
+
+import dev.outboxer.spi.Relay;
+import dev.outboxer.spi.RelayContext;
+import dev.outboxer.spi.RelayProvider;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import jakarta.jms.ConnectionFactory;
+import jakarta.jms.Destination;
+import java.time.Clock;
+
+/**
+ * Creates the JMS relay of every outbox configured with {@code outbox.<name>.relay=jms}.
+ *
+ * <h2>Settings</h2>
+ * <table>
+ *   <caption>{@code outbox.<name>.jms.*} keys</caption>
+ *   <tr><th>key</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>{@value #CONNECTION_FACTORY}</td><td>{@value #DEFAULT_CONNECTION_FACTORY}</td>
+ *       <td>JNDI name (or CDI {@code @Named} name) of the {@link ConnectionFactory}</td></tr>
+ *   <tr><td>{@value #DESTINATION}</td><td>none: required</td>
+ *       <td>JNDI name (or CDI {@code @Named} name) of the queue or topic</td></tr>
+ *   <tr><td>{@value #DELIVERY_MODE}</td><td>{@value #DEFAULT_DELIVERY_MODE}</td>
+ *       <td>{@code persistent} or {@code non-persistent}</td></tr>
+ *   <tr><td>{@value #PRIORITY}</td><td>{@value #DEFAULT_PRIORITY}</td><td>0 to 9</td></tr>
+ *   <tr><td>{@value #TIME_TO_LIVE}</td><td>{@value #DEFAULT_TIME_TO_LIVE} (never expires)</td>
+ *       <td>{@code 500ms}, {@code 30s}, {@code 10m}, {@code 2h}, {@code 1d} or ISO-8601</td></tr>
+ * </table>
+ * Any other key under {@code outbox.<name>.jms.} is rejected, so a typo fails the deployment.
+ *
+ * <h2>Where the connection factory and the destination come from</h2>
+ * For each of the two, in this order:
+ * <ol>
+ *   <li>JNDI: the configured name, or {@value #DEFAULT_CONNECTION_FACTORY} for an unset
+ *       connection factory. This is the application-server way.</li>
+ *   <li>CDI, if the JNDI lookup fails for any reason (no JNDI in Java SE, name not bound): the bean
+ *       of type {@link ConnectionFactory} or {@link Destination} qualified
+ *       {@code @Named("<configured name>")}, or, for an unset connection factory, the
+ *       {@code @Default} {@link ConnectionFactory} bean. This is the Java SE way.</li>
+ * </ol>
+ * If neither yields exactly one object of the right type, {@link #create} throws {@link
+ * dev.outboxer.OutboxConfigurationException} naming the key and the value, and the deployment
+ * fails. Both are resolved once, in {@code create}; no connection is opened there, so a broker that
+ * is down at start-up does not fail the deployment.
+ *
+ * <h2>Guarantees</h2>
+ * See {@link dev.outboxer.jms the package documentation}: message mapping, the order kept, and
+ * exactly-once hand-over with an XA connection factory versus at-least-once without one.
+ */
+@ApplicationScoped
+public class JmsRelayProvider implements RelayProvider {
+
+  /** The provider name, used in {@code outbox.<name>.relay=jms} and as the key prefix. */
+  public static final String NAME = "jms";
+
+  /** Key of the connection factory's JNDI or {@code @Named} name. */
+  public static final String CONNECTION_FACTORY = "connection-factory";
+
+  /** The platform's default JMS connection factory (Jakarta EE), used when the key is not set. */
+  public static final String DEFAULT_CONNECTION_FACTORY = "java:comp/DefaultJMSConnectionFactory";
+
+  /** Key of the destination's JNDI or {@code @Named} name: a queue or a topic. Required. */
+  public static final String DESTINATION = "destination";
+
+  /** Key of the delivery mode: {@code persistent} or {@code non-persistent}. */
+  public static final String DELIVERY_MODE = "delivery-mode";
+
+  /** Messages survive a broker restart by default. */
+  public static final String DEFAULT_DELIVERY_MODE = "persistent";
+
+  /** Key of the JMS priority, 0 (lowest) to 9 (highest). */
+  public static final String PRIORITY = "priority";
+
+  /** The JMS default priority. */
+  public static final int DEFAULT_PRIORITY = 4;
+
+  /** Key of the time-to-live after which the broker may drop an unconsumed message. */
+  public static final String TIME_TO_LIVE = "time-to-live";
+
+  /** Messages never expire by default. */
+  public static final String DEFAULT_TIME_TO_LIVE = "0";
+
+  @Inject @Any private Instance<ConnectionFactory> connectionFactoryBeans;
+
+  @Inject @Any private Instance<Destination> destinationBeans;
+
+  /** For CDI. */
+  public JmsRelayProvider() {}
+
+  /**
+   * @return {@value #NAME}
+   */
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  /**
+   * Validates the settings, resolves the connection factory and the destination, and creates the
+   * relay. Opens no connection.
+   *
+   * @param context the outbox and its {@code outbox.<name>.jms.*} settings
+   * @return a thread-safe relay that opens one connection and one session per batch
+   * @throws dev.outboxer.OutboxConfigurationException naming the key and the value of a missing,
+   *     unknown or invalid setting, or of a name that resolves to nothing
+   */
+  @Override
+  public Relay create(RelayContext context) {
+    JmsSettings settings = JmsSettings.from(context);
+    JmsResolver resolver = new JmsResolver(context, connectionFactoryBeans, destinationBeans);
+    ConnectionFactory connectionFactory = resolver.connectionFactory(settings.connectionFactory());
+    Destination destination = resolver.destination(settings.destination());
+    return new JmsRelay(
+        context.outbox(),
+        connectionFactory,
+        settings.connectionFactory().orElse(DEFAULT_CONNECTION_FACTORY),
+        destination,
+        settings,
+        Clock.systemUTC());
+  }
+}

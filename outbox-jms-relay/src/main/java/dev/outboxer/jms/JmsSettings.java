@@ -1,0 +1,141 @@
+package dev.outboxer.jms;
+
+import static dev.outboxer.jms.JmsRelayProvider.CONNECTION_FACTORY;
+import static dev.outboxer.jms.JmsRelayProvider.DEFAULT_DELIVERY_MODE;
+import static dev.outboxer.jms.JmsRelayProvider.DEFAULT_PRIORITY;
+import static dev.outboxer.jms.JmsRelayProvider.DEFAULT_TIME_TO_LIVE;
+import static dev.outboxer.jms.JmsRelayProvider.DELIVERY_MODE;
+import static dev.outboxer.jms.JmsRelayProvider.DESTINATION;
+import static dev.outboxer.jms.JmsRelayProvider.NAME;
+import static dev.outboxer.jms.JmsRelayProvider.PRIORITY;
+import static dev.outboxer.jms.JmsRelayProvider.TIME_TO_LIVE;
+
+import dev.outboxer.OutboxConfigurationException;
+import dev.outboxer.spi.RelayContext;
+import jakarta.jms.DeliveryMode;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The validated {@code outbox.<name>.jms.*} settings of one outbox.
+ *
+ * @param connectionFactory the configured connection factory name, empty for the default
+ * @param destination the configured destination name
+ * @param deliveryMode {@link DeliveryMode#PERSISTENT} or {@link DeliveryMode#NON_PERSISTENT}
+ * @param priority 0 to 9
+ * @param timeToLiveMillis 0 for "never expires"
+ */
+record JmsSettings(
+    Optional<String> connectionFactory,
+    String destination,
+    int deliveryMode,
+    int priority,
+    long timeToLiveMillis) {
+
+  private static final Set<String> KEYS =
+      Set.of(CONNECTION_FACTORY, DESTINATION, DELIVERY_MODE, PRIORITY, TIME_TO_LIVE);
+
+  /** Far beyond any sensible expiry, and safely inside {@code long} milliseconds. */
+  private static final Duration MAX_TIME_TO_LIVE = Duration.ofDays(365L * 1000);
+
+  private static final Pattern SIMPLE_DURATION =
+      Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)", Pattern.CASE_INSENSITIVE);
+
+  /**
+   * Reads and validates the provider's keys.
+   *
+   * @throws OutboxConfigurationException naming the key and the value of the first bad setting
+   */
+  static JmsSettings from(RelayContext context) {
+    for (String key : new TreeSet<>(context.properties().keySet())) {
+      if (!KEYS.contains(key)) {
+        throw new OutboxConfigurationException(
+            context.fullKey(NAME, key),
+            context.fullKey(NAME, key) + " is not a setting of the jms relay (a typo?). Known keys: "
+                + new TreeSet<>(KEYS) + " under outbox." + context.outbox() + ".jms.");
+      }
+    }
+    return new JmsSettings(
+        context.property(CONNECTION_FACTORY).map(String::strip),
+        context.requiredProperty(NAME, DESTINATION).strip(),
+        deliveryMode(context),
+        priority(context),
+        timeToLive(context));
+  }
+
+  private static int deliveryMode(RelayContext context) {
+    String value = context.property(DELIVERY_MODE).orElse(DEFAULT_DELIVERY_MODE).strip();
+    return switch (value.toLowerCase(Locale.ROOT)) {
+      case "persistent" -> DeliveryMode.PERSISTENT;
+      case "non-persistent" -> DeliveryMode.NON_PERSISTENT;
+      default -> throw invalid(context, DELIVERY_MODE, value, "persistent or non-persistent");
+    };
+  }
+
+  private static int priority(RelayContext context) {
+    String value = context.property(PRIORITY).orElse(String.valueOf(DEFAULT_PRIORITY)).strip();
+    try {
+      int priority = Integer.parseInt(value);
+      if (priority >= 0 && priority <= 9) {
+        return priority;
+      }
+    } catch (NumberFormatException e) {
+      // reported below, with the rule
+    }
+    throw invalid(context, PRIORITY, value, "a whole number from 0 (lowest) to 9 (highest)");
+  }
+
+  private static long timeToLive(RelayContext context) {
+    String value = context.property(TIME_TO_LIVE).orElse(DEFAULT_TIME_TO_LIVE).strip();
+    Duration duration = parseDuration(value);
+    if (duration != null && !duration.isNegative() && duration.compareTo(MAX_TIME_TO_LIVE) <= 0) {
+      return duration.toMillis();
+    }
+    throw invalid(
+        context,
+        TIME_TO_LIVE,
+        value,
+        "0 (never expires) or a positive duration with a unit, such as 500ms, 30s, 10m, 2h, 1d"
+            + " or ISO-8601 PT30S");
+  }
+
+  /** Returns {@code null} if the text is not a duration. */
+  private static Duration parseDuration(String text) {
+    if (text.equals("0")) {
+      return Duration.ZERO;
+    }
+    Matcher simple = SIMPLE_DURATION.matcher(text);
+    if (simple.matches()) {
+      try {
+        long amount = Long.parseLong(simple.group(1));
+        return switch (simple.group(2).toLowerCase(Locale.ROOT)) {
+          case "ms" -> Duration.ofMillis(amount);
+          case "s" -> Duration.ofSeconds(amount);
+          case "m" -> Duration.ofMinutes(amount);
+          case "h" -> Duration.ofHours(amount);
+          default -> Duration.ofDays(amount);
+        };
+      } catch (ArithmeticException | NumberFormatException e) {
+        return null; // too large: reported as invalid
+      }
+    }
+    try {
+      return Duration.parse(text);
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  private static OutboxConfigurationException invalid(
+      RelayContext context, String key, String value, String rule) {
+    String fullKey = context.fullKey(NAME, key);
+    return new OutboxConfigurationException(
+        fullKey, fullKey + "=" + value + " is not valid: expected " + rule + ".");
+  }
+}

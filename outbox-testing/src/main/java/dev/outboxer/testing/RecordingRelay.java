@@ -38,6 +38,7 @@ public class RecordingRelay implements Relay {
   private final List<OutboxRecord> handed = new ArrayList<>();
   private final List<OutboxRecord> confirmed = new ArrayList<>();
   private final Map<Long, Long> firstHandedNanos = new ConcurrentHashMap<>();
+  private final Map<Long, Long> confirmedNanos = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> activeBatches = new ConcurrentHashMap<>();
   private final AtomicInteger maxConcurrent = new AtomicInteger();
   private final AtomicInteger batches = new AtomicInteger();
@@ -86,6 +87,7 @@ public class RecordingRelay implements Relay {
           case NO_OUTCOME -> { }
           case CONFIRM -> {
             batch.confirm(record);
+            confirmedNanos.putIfAbsent(record.id(), System.nanoTime());
             synchronized (this) {
               confirmed.add(record);
               notifyAll();
@@ -180,6 +182,11 @@ public class RecordingRelay implements Relay {
     return firstHandedNanos.get(id);
   }
 
+  /** Nanos (System.nanoTime) when a record was first confirmed by this relay, or null. */
+  public Long confirmedNanos(long id) {
+    return confirmedNanos.get(id);
+  }
+
   public int batches() {
     return batches.get();
   }
@@ -205,6 +212,7 @@ public class RecordingRelay implements Relay {
     handed.clear();
     confirmed.clear();
     firstHandedNanos.clear();
+    confirmedNanos.clear();
     activeBatches.clear();
     maxConcurrent.set(0);
     batches.set(0);

@@ -186,7 +186,8 @@ public final class OutboxConfigReader {
   private void checkUnknownOutboxKeys(Set<String> keys, Map<String, OutboxSettings> outboxes) {
     Set<String> globalKeys = Set.of(WORKER, WORKER_EXECUTOR, WORKER_THREADS, DATABASE, METRICS_REFRESH, NODE_ID);
     for (String key : keys) {
-      if (!key.startsWith(PREFIX) || globalKeys.contains(key) || lookup.apply(key).isEmpty()) {
+      if (!key.startsWith(PREFIX) || globalKeys.contains(key) || lookup.apply(key).isEmpty()
+          || RELAY_KEY.matcher(key).matches()) {
         continue;
       }
       String rest = key.substring(PREFIX.length());

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.eclipse.microprofile.metrics.Counter;
 import org.eclipse.microprofile.metrics.Metadata;
+import org.eclipse.microprofile.metrics.MetricID;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.MetricUnits;
 import org.eclipse.microprofile.metrics.Tag;
@@ -43,6 +44,7 @@ public class OutboxMetrics {
   private volatile boolean resolved;
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
   private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+  private final java.util.Set<MetricID> registered = ConcurrentHashMap.newKeySet();
 
   public void published(String outbox, int count) {
     counter(PUBLISHED_METADATA, outbox, count);
@@ -72,6 +74,24 @@ public class OutboxMetrics {
         latest -> latest.get().dead(), tag);
     metrics.gauge(metadata(OLDEST_PENDING_AGE, "Age of the oldest pending message: the outbox's lag", MetricUnits.SECONDS),
         counts, latest -> latest.get().oldestPendingAge().toMillis() / 1000.0, tag);
+    for (String name : new String[] {PENDING, DEAD, OLDEST_PENDING_AGE, PUBLISHED, RELAYED, FAILED_ATTEMPTS, DEAD_LETTERED, RELAY_BATCH}) {
+      registered.add(new MetricID(name, tag));
+    }
+  }
+
+  /**
+   * Removes this application's metrics when it stops: the gauges read beans that are going away,
+   * and a registry that outlives the application (one per JVM in Java SE) would otherwise keep
+   * them, and refuse the next start's gauges of the same name.
+   */
+  public void unregister() {
+    MetricRegistry metrics = registry();
+    if (metrics != null) {
+      registered.forEach(metrics::remove);
+    }
+    registered.clear();
+    counters.clear();
+    timers.clear();
   }
 
   private void counter(Metadata metadata, String outbox, int increment) {

@@ -57,6 +57,7 @@ public class OutboxRuntime {
 
   void onStop(@Observes @BeforeDestroyed(ApplicationScoped.class) Object event) {
     workers.stop();
+    metrics.unregister();
   }
 
   /** Nodes starting together may both insert the rules row; the loser retries and then finds it. */

@@ -1,0 +1,135 @@
+package dev.outboxer.cdi.internal.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.outboxer.Outbox;
+import dev.outboxer.cdi.internal.Keyed;
+import dev.outboxer.testing.OutboxTestContainer;
+import dev.outboxer.testing.RecordingRelay;
+import dev.outboxer.testing.TestDatabase;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * What Outboxer needs from each database, with real transactions on real threads: a partition
+ * claim that skips a row another transaction holds instead of waiting, and {@code
+ * serialize-writes} that makes a second publisher of a group wait for the first one's commit
+ * while publishers of other groups go on.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class DatabaseContractTest {
+
+  private static final long TIMEOUT_SECONDS = 15;
+
+  private OutboxTestContainer container;
+  private Outbox outbox;
+  private MessageStore store;
+  private final ExecutorService threads = Executors.newCachedThreadPool();
+
+  abstract TestDatabase database();
+
+  /** A query counting transactions that wait for a lock right now. */
+  abstract String lockWaitsQuery();
+
+  @BeforeAll
+  void start() {
+    container = OutboxTestContainer.builder(database())
+        .config("outbox.worker", "none")
+        .config("outbox.orders.relay", "recording")
+        .config("outbox.orders.partitions", "2")
+        .config("outbox.orders.serialize-writes", "true")
+        .beans(RecordingRelay.class)
+        .start();
+    outbox = container.select(Outbox.class);
+    store = container.select(MessageStore.class);
+  }
+
+  @AfterAll
+  void stop() {
+    threads.shutdownNow();
+    if (container != null) {
+      container.close();
+    }
+  }
+
+  @Test
+  void a_partition_held_by_one_transaction_is_skipped_at_once_by_another() throws Exception {
+    CountDownLatch claimed = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    CompletableFuture<Boolean> holder = CompletableFuture.supplyAsync(() -> inTransaction(() -> {
+      boolean got = store.claimPartition(container.entityManager(), "orders", 0);
+      claimed.countDown();
+      release.await();
+      return got;
+    }), threads);
+    assertThat(claimed.await(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+
+    // A claim that waited for the lock would not come back before the holder lets go.
+    CompletableFuture<boolean[]> other = CompletableFuture.supplyAsync(() -> inTransaction(() -> new boolean[] {
+        store.claimPartition(container.entityManager(), "orders", 0),
+        store.claimPartition(container.entityManager(), "orders", 1)}), threads);
+    boolean[] otherClaims = other.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    assertThat(otherClaims[0]).as("partition 0 is held elsewhere").isFalse();
+    assertThat(otherClaims[1]).as("partition 1 is free").isTrue();
+
+    release.countDown();
+    assertThat(holder.get(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    assertThat(inTransaction(() -> store.claimPartition(container.entityManager(), "orders", 0))).isTrue();
+  }
+
+  @Test
+  void serialize_writes_makes_a_second_publisher_of_a_group_wait_for_the_first_to_commit() throws Exception {
+    CountDownLatch firstPublished = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    CompletableFuture<Long> first = CompletableFuture.supplyAsync(() -> inTransaction(() -> {
+      long id = outbox.publish("orders", new Keyed("customer:1", 1));
+      firstPublished.countDown();
+      release.await();
+      return id;
+    }), threads);
+    assertThat(firstPublished.await(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+
+    CompletableFuture<Long> second = CompletableFuture.supplyAsync(
+        () -> inTransaction(() -> outbox.publish("orders", new Keyed("customer:1", 2))), threads);
+    // The database itself reports the second publisher waiting on a lock: it is blocked, not slow.
+    await().atMost(Duration.ofSeconds(TIMEOUT_SECONDS)).until(() -> lockWaits() >= 1);
+    assertThat(second).isNotDone();
+
+    // Another group is not held up by the first publisher's lock.
+    long otherGroup = CompletableFuture.supplyAsync(
+        () -> inTransaction(() -> outbox.publish("orders", new Keyed("customer:2", 1))), threads)
+        .get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    assertThat(second).isNotDone();
+
+    release.countDown();
+    long firstId = first.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    long secondId = second.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    // The lock is taken before the id: ids of a group follow commit order.
+    assertThat(secondId).isGreaterThan(firstId).isGreaterThan(otherGroup);
+  }
+
+  private long lockWaits() throws Exception {
+    try (var connection = database().connect(); var statement = connection.createStatement();
+        var result = statement.executeQuery(lockWaitsQuery())) {
+      result.next();
+      return result.getLong(1);
+    }
+  }
+
+  private <T> T inTransaction(java.util.concurrent.Callable<T> work) {
+    try {
+      return container.inTransaction(work);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

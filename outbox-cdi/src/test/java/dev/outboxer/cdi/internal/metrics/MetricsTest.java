@@ -60,7 +60,8 @@ class MetricsTest {
         failing.add(outbox.publish("letters", new Keyed("dies", 1)));
       });
 
-      await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+      // SmallRye Metrics hands out a timer before it is bound; reading it then throws a NullPointerException.
+      await().atMost(Duration.ofSeconds(20)).ignoreExceptionsInstanceOf(NullPointerException.class).untilAsserted(() -> {
         assertThat(counter(registry, "outbox.published", ORDERS)).isEqualTo(3);
         assertThat(counter(registry, "outbox.relayed", ORDERS)).isEqualTo(2);
         assertThat(counter(registry, "outbox.failed.attempts", ORDERS)).isGreaterThanOrEqualTo(1);
@@ -68,10 +69,12 @@ class MetricsTest {
         assertThat(gauge(registry, "outbox.pending", ORDERS)).isEqualTo(1L);
         assertThat(gauge(registry, "outbox.dead", LETTERS)).isEqualTo(1L);
         assertThat(gauge(registry, "outbox.oldest.pending.age", ORDERS).doubleValue()).isGreaterThan(0.0);
+        // The timer is updated just after the counters, on the worker's thread.
+        Timer batches = registry.getTimer(new MetricID("outbox.relay.batch", ORDERS));
+        assertThat(batches).isNotNull();
+        assertThat(batches.getCount()).isGreaterThanOrEqualTo(1);
+        assertThat(batches.getElapsedTime()).isPositive();
       });
-      Timer batches = registry.getTimer(new MetricID("outbox.relay.batch", ORDERS));
-      assertThat(batches.getCount()).isGreaterThanOrEqualTo(1);
-      assertThat(batches.getElapsedTime()).isPositive();
     }
   }
 

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxer.Outbox;
+import dev.outboxer.OutboxAdmin;
+import dev.outboxer.OutboxCounts;
 import dev.outboxer.OutboxMessage;
 import dev.outboxer.OutboxTransactionRequiredException;
 import dev.outboxer.UnknownOutboxException;
@@ -12,6 +14,7 @@ import dev.outboxer.cdi.internal.Keyed;
 import dev.outboxer.cdi.internal.OrderPlaced;
 import dev.outboxer.cdi.internal.store.GroupHash;
 import dev.outboxer.cdi.internal.store.MessageStatus;
+import dev.outboxer.cdi.internal.store.MessageStore;
 import dev.outboxer.cdi.internal.store.OutboxMessageEntity;
 import dev.outboxer.testing.OutboxTestContainer;
 import dev.outboxer.testing.RecordingRelay;
@@ -19,6 +22,9 @@ import dev.outboxer.testing.TestDatabase;
 import dev.outboxer.testing.TestOrder;
 import jakarta.persistence.EntityManager;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -197,6 +203,53 @@ abstract class PublishContractTest {
         .hasMessageContaining("Outbox 'orders'")
         .hasMessageContaining("group key is longer than 255");
     assertThat(countRows("OutboxMessageEntity")).isZero();
+  }
+
+  @Test
+  void admin_counts_lists_revives_and_discards_on_this_database() throws Exception {
+    OutboxAdmin admin = container.select(OutboxAdmin.class);
+    List<Long> ids = new ArrayList<>();
+    container.inTransaction(() -> {
+      for (int i = 0; i < 4; i++) {
+        ids.add(outbox.publish("orders", new Keyed("admin", i)));
+      }
+    });
+    container.clock().advance(Duration.ofSeconds(5));
+    // Without workers, a failed and a dead message are written the way a worker writes them.
+    container.inTransaction(() -> {
+      MessageStore store = container.select(MessageStore.class);
+      LocalDateTime now = LocalDateTime.now(ZoneOffset.UTC);
+      store.recordFailure(container.entityManager(), ids.get(0), 2, now.plusMinutes(1), now, "broker down");
+      store.recordFailure(container.entityManager(), ids.get(1), 3, null, now, "poison");
+    });
+
+    OutboxCounts counts = admin.counts("orders");
+    assertThat(counts.pending()).isEqualTo(3);
+    assertThat(counts.retrying()).isEqualTo(1);
+    assertThat(counts.dead()).isEqualTo(1);
+    assertThat(counts.oldestPendingAge()).isGreaterThanOrEqualTo(Duration.ofSeconds(5));
+    assertThat(admin.dead("orders", 10)).singleElement().satisfies(dead -> {
+      assertThat(dead.id()).isEqualTo(ids.get(1));
+      assertThat(dead.attempts()).isEqualTo(3);
+      assertThat(dead.lastError()).isEqualTo("poison");
+    });
+    assertThatThrownBy(() -> admin.dead("orders", 0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> admin.counts("invoices")).isInstanceOf(UnknownOutboxException.class);
+
+    assertThat(admin.retryDead("orders", ids.get(0))).as("not dead: ignored").isZero();
+    assertThat(admin.retryDead("orders")).isEqualTo(1);
+    container.inTransaction(() -> {
+      OutboxMessageEntity revived = container.entityManager().find(OutboxMessageEntity.class, ids.get(1));
+      assertThat(revived.status()).isEqualTo(MessageStatus.PENDING);
+      assertThat(revived.attempts()).isZero();
+      assertThat(revived.nextAttemptAt()).isNull();
+    });
+    assertThat(admin.counts("orders").dead()).isZero();
+
+    assertThat(admin.discard("orders", ids.get(2))).isTrue();
+    assertThat(admin.discard("orders", ids.get(2))).isFalse();
+    assertThat(admin.discard("audit", ids.get(3))).as("another outbox's message").isFalse();
+    assertThat(admin.counts("orders").pending()).isEqualTo(3);
   }
 
   private long countRows(String entity) throws Exception {

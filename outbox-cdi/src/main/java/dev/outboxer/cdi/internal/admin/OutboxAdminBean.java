@@ -3,7 +3,7 @@ package dev.outboxer.cdi.internal.admin;
 import dev.outboxer.DeadMessage;
 import dev.outboxer.OutboxAdmin;
 import dev.outboxer.OutboxCounts;
-import dev.outboxer.cdi.internal.cdi.Persistence;
+import dev.outboxer.cdi.internal.cdi.EntityManagerLookup;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
 import dev.outboxer.cdi.internal.store.MessageStatus;
@@ -25,7 +25,7 @@ import java.util.List;
 public class OutboxAdminBean implements OutboxAdmin {
 
   @Inject OutboxConfiguration configuration;
-  @Inject Persistence persistence;
+  @Inject EntityManagerLookup entityManagers;
   @Inject CountsQuery countsQuery;
   @Inject Transactions transactions;
   @Inject Workers workers;
@@ -33,13 +33,13 @@ public class OutboxAdminBean implements OutboxAdmin {
   @Override
   public OutboxCounts counts(String outbox) {
     configuration.require(outbox);
-    return countsQuery.counts(persistence.entityManager(), outbox);
+    return countsQuery.counts(entityManagers.entityManager(), outbox);
   }
 
   @Override
   public boolean discard(String outbox, long id) {
     configuration.require(outbox);
-    int removed = persistence.entityManager()
+    int removed = entityManagers.entityManager()
         .createQuery("DELETE FROM OutboxMessageEntity m WHERE m.outbox = :outbox AND m.id = :id")
         .setParameter("outbox", outbox)
         .setParameter("id", id)
@@ -56,7 +56,7 @@ public class OutboxAdminBean implements OutboxAdmin {
     configuration.require(outbox);
     String jpql = "UPDATE OutboxMessageEntity m SET m.status = :pending, m.attempts = 0, m.nextAttemptAt = NULL,"
         + " m.lastError = NULL WHERE m.outbox = :outbox AND m.status = :dead";
-    EntityManager em = persistence.entityManager();
+    EntityManager em = entityManagers.entityManager();
     int revived;
     if (ids.length == 0) {
       revived = em.createQuery(jpql).setParameter("pending", MessageStatus.PENDING.name())
@@ -78,7 +78,7 @@ public class OutboxAdminBean implements OutboxAdmin {
       throw new IllegalArgumentException("limit must be at least 1, was " + limit);
     }
     configuration.require(outbox);
-    return persistence.entityManager()
+    return entityManagers.entityManager()
         .createQuery("SELECT m FROM OutboxMessageEntity m WHERE m.outbox = :outbox AND m.status = :dead ORDER BY m.id",
             OutboxMessageEntity.class)
         .setParameter("outbox", outbox)

@@ -6,7 +6,7 @@ import dev.outboxer.OutboxMessage;
 import dev.outboxer.OutboxTransactionRequiredException;
 import dev.outboxer.Outboxed;
 import dev.outboxer.UnknownOutboxException;
-import dev.outboxer.cdi.internal.cdi.Persistence;
+import dev.outboxer.cdi.internal.cdi.EntityManagerLookup;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
@@ -32,7 +32,7 @@ public class OutboxPublisher implements Outbox {
 
   @Inject OutboxConfiguration configuration;
   @Inject Transactions transactions;
-  @Inject Persistence persistence;
+  @Inject EntityManagerLookup entityManagers;
   @Inject MessageStore store;
   @Inject Codecs codecs;
   @Inject TimeSource time;
@@ -80,7 +80,7 @@ public class OutboxPublisher implements Outbox {
     check(outbox, storedHeaders == null || storedHeaders.length() <= OutboxMessageEntity.MAX_HEADERS_LENGTH,
         "the headers take more than " + OutboxMessageEntity.MAX_HEADERS_LENGTH + " characters");
 
-    EntityManager em = persistence.entityManager();
+    EntityManager em = entityManagers.entityManager();
     if (!em.isJoinedToTransaction()) {
       throw new OutboxException("Outbox '" + outbox + "': the EntityManager Outboxer uses is not joined to the active"
           + " JTA transaction, so the message would not commit with it. Produce a container-managed (or"

@@ -1,7 +1,7 @@
 package dev.outboxer.cdi.internal.store;
 
 import dev.outboxer.OutboxException;
-import dev.outboxer.cdi.internal.cdi.Persistence;
+import dev.outboxer.cdi.internal.cdi.EntityManagerLookup;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
 import dev.outboxer.cdi.internal.tx.Transactions;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -30,7 +30,7 @@ public class Database {
   };
   private static final String[] PROBE_NAMES = {null, "H2", "Apache Derby"};
 
-  @Inject Persistence persistence;
+  @Inject EntityManagerLookup entityManagers;
   @Inject Transactions transactions;
   @Inject OutboxConfiguration configuration;
 
@@ -52,7 +52,7 @@ public class Database {
 
   private SqlDialect detect() {
     if (transactions.isActive()) {
-      return fromConnection(persistence.entityManager())
+      return fromConnection(entityManagers.entityManager())
           .orElseThrow(() -> new OutboxException("Outboxer has not detected the database yet and cannot probe it inside"
               + " the caller's transaction: set outbox.database (postgresql, mariadb, h2 or derby)"));
     }
@@ -61,7 +61,7 @@ public class Database {
       String fixedName = PROBE_NAMES[i];
       try {
         Object answer = transactions.inNewTransaction(Duration.ofSeconds(30), () -> {
-          EntityManager em = persistence.entityManager();
+          EntityManager em = entityManagers.entityManager();
           return em.createNativeQuery(sql).setFlushMode(FlushModeType.COMMIT).getSingleResult();
         });
         Optional<SqlDialect> found = SqlDialect.fromProductName(fixedName != null ? fixedName : String.valueOf(answer));

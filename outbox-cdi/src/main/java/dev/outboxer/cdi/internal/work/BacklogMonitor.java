@@ -2,7 +2,7 @@ package dev.outboxer.cdi.internal.work;
 
 import dev.outboxer.OutboxCounts;
 import dev.outboxer.cdi.internal.admin.CountsQuery;
-import dev.outboxer.cdi.internal.cdi.Persistence;
+import dev.outboxer.cdi.internal.cdi.EntityManagerLookup;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
 import dev.outboxer.cdi.internal.tx.Transactions;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -25,7 +25,7 @@ public class BacklogMonitor {
 
   @Inject OutboxConfiguration configuration;
   @Inject Transactions transactions;
-  @Inject Persistence persistence;
+  @Inject EntityManagerLookup entityManagers;
   @Inject CountsQuery counts;
 
   private final Map<String, OutboxCounts> latest = new ConcurrentHashMap<>();
@@ -38,7 +38,7 @@ public class BacklogMonitor {
     for (String outbox : configuration.outboxes().keySet()) {
       try {
         latest.put(outbox, transactions.inNewTransaction(Duration.ofSeconds(30),
-            () -> counts.counts(persistence.entityManager(), outbox)));
+            () -> counts.counts(entityManagers.entityManager(), outbox)));
       } catch (Exception e) {
         LOG.log(Level.FINE, "Refreshing the counts of outbox '" + outbox + "' failed; the gauges keep the last ones", e);
       }

@@ -1,6 +1,6 @@
 package dev.outboxer.cdi.internal.work;
 
-import dev.outboxer.cdi.internal.cdi.Persistence;
+import dev.outboxer.cdi.internal.cdi.EntityManagerLookup;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
 import dev.outboxer.cdi.internal.config.Durations;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
@@ -32,7 +32,7 @@ public class BatchProcessor {
   private static final Duration TRANSACTION_MARGIN = Duration.ofSeconds(30);
 
   @Inject Transactions transactions;
-  @Inject Persistence persistence;
+  @Inject EntityManagerLookup entityManagers;
   @Inject MessageStore store;
   @Inject Codecs codecs;
   @Inject TimeSource time;
@@ -41,7 +41,7 @@ public class BatchProcessor {
 
   BatchResult process(OutboxSettings settings, int partition, Relay relay) throws Exception {
     return transactions.inNewTransaction(settings.relayTimeout().plus(TRANSACTION_MARGIN), () -> {
-      EntityManager em = persistence.entityManager();
+      EntityManager em = entityManagers.entityManager();
       if (!store.claimPartition(em, settings.name(), partition)) {
         return BatchResult.NOT_CLAIMED;
       }

@@ -1,6 +1,7 @@
 package dev.outboxer.cdi.internal.work;
 
-import dev.outboxer.cdi.internal.cdi.Persistence;
+import dev.outboxer.OutboxConfigurationException;
+import dev.outboxer.cdi.internal.cdi.EntityManagerLookup;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
@@ -35,7 +36,7 @@ public class OutboxRuntime {
   @Inject Database database;
   @Inject RulesStore rules;
   @Inject Transactions transactions;
-  @Inject Persistence persistence;
+  @Inject EntityManagerLookup entityManagers;
   @Inject TimeSource time;
   @Inject Workers workers;
   @Inject OutboxMetrics metrics;
@@ -65,11 +66,11 @@ public class OutboxRuntime {
     for (int attempt = 1; ; attempt++) {
       try {
         transactions.inNewTransaction(Duration.ofSeconds(60), () -> {
-          rules.synchronize(persistence.entityManager(), settings, time.nowUtc(), configuration.nodeId());
+          rules.synchronize(entityManagers.entityManager(), settings, time.nowUtc(), configuration.nodeId());
           return null;
         });
         return;
-      } catch (dev.outboxer.OutboxConfigurationException refused) {
+      } catch (OutboxConfigurationException refused) {
         throw refused;
       } catch (Exception e) {
         if (attempt == RULES_ATTEMPTS) {

@@ -10,7 +10,7 @@ import java.util.function.BooleanSupplier;
  * timer's thread, every worker that is due. Ticks do not overlap; a tick asked for while one runs
  * makes that one go round again.
  */
-public final class TimerDrivenWorkers {
+final class TimerDrivenWorkers {
 
   private final List<Entry> entries;
   private final AtomicBoolean ticking = new AtomicBoolean();
@@ -22,12 +22,12 @@ public final class TimerDrivenWorkers {
   }
 
   /** The EJB registers how to get a tick soon (a single-action timer). */
-  public void onWake(Runnable wakeTimer) {
+  void onWake(Runnable wakeTimer) {
     this.wakeTimer = wakeTimer;
   }
 
   /** Runs the due workers. */
-  public void tick(BooleanSupplier stopping) {
+  void tick(BooleanSupplier stopping) {
     if (!ticking.compareAndSet(false, true)) {
       again = true;
       return;

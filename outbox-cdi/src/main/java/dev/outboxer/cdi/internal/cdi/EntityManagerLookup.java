@@ -18,7 +18,7 @@ import jakarta.persistence.EntityManager;
  * the calling thread's transaction.
  */
 @ApplicationScoped
-public class Persistence {
+public class EntityManagerLookup {
 
   @Inject @Any Instance<EntityManager> entityManagers;
 

@@ -1,0 +1,74 @@
+package dev.outboxer.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxer.Ordering;
+import dev.outboxer.spi.OutboxRecord;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.junit.jupiter.api.Test;
+
+class RecordMappingTest {
+
+  private final OutboxRecords records = new OutboxRecords("orders");
+
+  @Test
+  void groupKeyBecomesTheRecordKeyAndOutboxFieldsBecomeHeaders() {
+    OutboxRecord record = records.next(3, "order:42", "{}".getBytes(StandardCharsets.UTF_8),
+        Map.of("trace-id", "abc", "outbox-id", "forged"));
+
+    ProducerRecord<String, byte[]> mapped = RecordMapping.toProducerRecord("orders-topic", record);
+
+    assertThat(mapped.topic()).isEqualTo("orders-topic");
+    assertThat(mapped.key()).isEqualTo("order:42");
+    assertThat(mapped.value()).isEqualTo("{}".getBytes(StandardCharsets.UTF_8));
+    assertThat(mapped.partition()).as("Kafka's partitioner picks it from the key").isNull();
+    assertThat(mapped.timestamp()).isNull();
+    assertThat(headers(mapped)).containsExactly(
+        "trace-id=abc",
+        "outbox-id=" + record.id(),
+        "outbox-type=OrderPaid",
+        "outbox-name=orders",
+        "outbox-group-key=order:42",
+        "outbox-content-type=application/json");
+  }
+
+  @Test
+  void nullGroupKeyStaysANullRecordKeyWithoutGroupHeader() {
+    ProducerRecord<String, byte[]> mapped =
+        RecordMapping.toProducerRecord("orders", records.next(0, null));
+
+    assertThat(mapped.key()).isNull();
+    assertThat(mapped.headers().lastHeader(OutboxKafkaHeaders.GROUP_KEY)).isNull();
+    assertThat(mapped.headers().lastHeader(OutboxKafkaHeaders.ID)).isNotNull();
+  }
+
+  @Test
+  void wavesHoldOneRecordPerOrderingUnit() {
+    OutboxRecord a1 = records.next(0, "a");
+    OutboxRecord b1 = records.next(0, "b");
+    OutboxRecord a2 = records.next(0, "a");
+    OutboxRecord n1 = records.next(0, null);
+    OutboxRecord a3 = records.next(0, "a");
+    OutboxRecord n2 = records.next(0, null);
+    OutboxRecord b2 = records.next(0, "b");
+    List<OutboxRecord> batch = List.of(a1, b1, a2, n1, a3, n2, b2);
+
+    assertThat(Waves.of(Ordering.GROUP, batch))
+        .containsExactly(List.of(a1, b1, n1, n2), List.of(a2, b2), List.of(a3));
+    assertThat(Waves.of(Ordering.NONE, batch)).containsExactly(batch);
+    assertThat(Waves.of(Ordering.TOTAL, batch)).hasSize(7).allMatch(wave -> wave.size() == 1);
+  }
+
+  private static List<String> headers(ProducerRecord<String, byte[]> record) {
+    List<String> headers = new ArrayList<>();
+    for (Header header : record.headers()) {
+      headers.add(header.key() + "=" + new String(header.value(), StandardCharsets.UTF_8));
+    }
+    return headers;
+  }
+}

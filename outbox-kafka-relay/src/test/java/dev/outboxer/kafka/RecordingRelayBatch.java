@@ -1,0 +1,154 @@
+package dev.outboxer.kafka;
+
+import dev.outboxer.Ordering;
+import dev.outboxer.spi.OutboxRecord;
+import dev.outboxer.spi.RelayBatch;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+
+/**
+ * A test stand-in for the core's batch: the records, the outcomes reported for them (first report
+ * wins; reports after {@link #end()} or after the deadline are ignored, as in the core) and
+ * heldBack per ordering unit: the group key in GROUP mode (a null key is a unit of its own), the
+ * whole batch in TOTAL, each record in NONE. A confirmation of a held-back record is recorded as a
+ * {@linkplain #violations() contract violation}.
+ */
+final class RecordingRelayBatch implements RelayBatch {
+
+  sealed interface Outcome permits Confirmed, Failed {}
+
+  record Confirmed() implements Outcome {}
+
+  record Failed(Throwable cause) implements Outcome {}
+
+  private final String outbox;
+  private final int partition;
+  private final Ordering ordering;
+  private final List<OutboxRecord> records;
+  private final Instant deadline;
+  private final Map<Long, Integer> indexById = new HashMap<>();
+  private final Map<Long, Outcome> outcomes = new ConcurrentHashMap<>();
+  private final Map<Object, Integer> firstFailureByUnit = new ConcurrentHashMap<>();
+  private final List<String> violations = new CopyOnWriteArrayList<>();
+  private volatile boolean ended;
+
+  RecordingRelayBatch(Ordering ordering, List<OutboxRecord> records, Duration timeout) {
+    this.outbox = records.get(0).outbox();
+    this.partition = records.get(0).partition();
+    this.ordering = ordering;
+    this.records = List.copyOf(records);
+    this.deadline = Instant.now().plus(timeout);
+    for (int i = 0; i < this.records.size(); i++) {
+      indexById.put(this.records.get(i).id(), i);
+    }
+  }
+
+  @Override
+  public String outbox() {
+    return outbox;
+  }
+
+  @Override
+  public int partition() {
+    return partition;
+  }
+
+  @Override
+  public Ordering ordering() {
+    return ordering;
+  }
+
+  @Override
+  public List<OutboxRecord> records() {
+    return records;
+  }
+
+  @Override
+  public Instant deadline() {
+    return deadline;
+  }
+
+  @Override
+  public void confirm(OutboxRecord record) {
+    if (heldBack(record)) {
+      violations.add("confirmed " + record.id() + " after an earlier record of its unit failed");
+    }
+    report(record, new Confirmed());
+  }
+
+  @Override
+  public void fail(OutboxRecord record, Throwable cause) {
+    report(record, new Failed(Objects.requireNonNull(cause, "cause")));
+  }
+
+  @Override
+  public boolean heldBack(OutboxRecord record) {
+    Integer firstFailure = firstFailureByUnit.get(unit(record));
+    return firstFailure != null && firstFailure < indexOf(record);
+  }
+
+  /** Ends the batch like the core does when relay returns: later reports are ignored. */
+  void end() {
+    ended = true;
+  }
+
+  Outcome outcome(OutboxRecord record) {
+    return outcomes.get(record.id());
+  }
+
+  List<OutboxRecord> confirmed() {
+    return records.stream().filter(r -> outcome(r) instanceof Confirmed).toList();
+  }
+
+  List<OutboxRecord> failed() {
+    return records.stream().filter(r -> outcome(r) instanceof Failed).toList();
+  }
+
+  /** Records not confirmed: what the core keeps pending (failed, held back or unreported). */
+  List<OutboxRecord> unconfirmed() {
+    return records.stream().filter(r -> !(outcome(r) instanceof Confirmed)).toList();
+  }
+
+  List<String> violations() {
+    return violations;
+  }
+
+  @Override
+  public String toString() {
+    return records.stream()
+        .map(r -> r.id() + "=" + (outcome(r) == null ? "-" : outcome(r).getClass().getSimpleName()))
+        .collect(Collectors.joining(", ", "Batch[", "]"));
+  }
+
+  private void report(OutboxRecord record, Outcome outcome) {
+    int index = indexOf(record);
+    if (!ended && Instant.now().isBefore(deadline)
+        && outcomes.putIfAbsent(record.id(), outcome) == null && outcome instanceof Failed) {
+      firstFailureByUnit.merge(unit(record), index, Math::min);
+    }
+  }
+
+  private int indexOf(OutboxRecord record) {
+    Integer index = indexById.get(record.id());
+    if (index == null || !records.get(index).equals(record)) {
+      throw new IllegalArgumentException(record + " is not part of this batch");
+    }
+    return index;
+  }
+
+  /** The ordering unit of a record: a group key, the batch, or the record itself. */
+  private Object unit(OutboxRecord record) {
+    return switch (ordering) {
+      case TOTAL -> "batch";
+      case NONE -> record.id();
+      case GROUP -> record.groupKey() == null ? record.id() : "group:" + record.groupKey();
+    };
+  }
+}

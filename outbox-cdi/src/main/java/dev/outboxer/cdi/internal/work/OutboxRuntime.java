@@ -5,6 +5,7 @@ import dev.outboxer.cdi.internal.cdi.EntityManagerLookup;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
+import dev.outboxer.cdi.internal.config.WorkerMode;
 import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
 import dev.outboxer.cdi.internal.store.Database;
 import dev.outboxer.cdi.internal.store.RulesStore;
@@ -51,7 +52,10 @@ public class OutboxRuntime {
     database.dialect();
     for (OutboxSettings settings : configuration.outboxes().values()) {
       synchronizeRules(settings);
-      metrics.registerGauges(settings.name(), () -> backlog.latest(settings.name()));
+      // The workers refresh the counts behind the gauges: a publish-only node would report zeros.
+      if (configuration.workerMode() != WorkerMode.NONE) {
+        metrics.registerGauges(settings.name(), () -> backlog.latest(settings.name()));
+      }
     }
     workers.start();
   }

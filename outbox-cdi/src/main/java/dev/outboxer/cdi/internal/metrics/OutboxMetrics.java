@@ -57,7 +57,10 @@ public class OutboxMetrics {
     counter(DEAD_LETTERED_METADATA, outbox, died);
     MetricRegistry metrics = registry();
     if (relayed && metrics != null) {
-      timers.computeIfAbsent(outbox, name -> metrics.timer(BATCH_METADATA, tag(name))).update(relayTime);
+      timers.computeIfAbsent(outbox, name -> {
+        registered.add(new MetricID(RELAY_BATCH, tag(name)));
+        return metrics.timer(BATCH_METADATA, tag(name));
+      }).update(relayTime);
     }
   }
 
@@ -74,7 +77,7 @@ public class OutboxMetrics {
         latest -> latest.get().dead(), tag);
     metrics.gauge(metadata(OLDEST_PENDING_AGE, "Age of the oldest pending message: the outbox's lag", MetricUnits.SECONDS),
         counts, latest -> latest.get().oldestPendingAge().toMillis() / 1000.0, tag);
-    for (String name : new String[] {PENDING, DEAD, OLDEST_PENDING_AGE, PUBLISHED, RELAYED, FAILED_ATTEMPTS, DEAD_LETTERED, RELAY_BATCH}) {
+    for (String name : new String[] {PENDING, DEAD, OLDEST_PENDING_AGE}) {
       registered.add(new MetricID(name, tag));
     }
   }
@@ -99,8 +102,10 @@ public class OutboxMetrics {
     if (metrics == null || increment == 0) {
       return;
     }
-    counters.computeIfAbsent(metadata.getName() + '\u0000' + outbox, key -> metrics.counter(metadata, tag(outbox)))
-        .inc(increment);
+    counters.computeIfAbsent(metadata.getName() + '\u0000' + outbox, key -> {
+      registered.add(new MetricID(metadata.getName(), tag(outbox)));
+      return metrics.counter(metadata, tag(outbox));
+    }).inc(increment);
   }
 
   private MetricRegistry registry() {

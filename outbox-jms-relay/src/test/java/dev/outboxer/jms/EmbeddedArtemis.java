@@ -4,6 +4,7 @@ import jakarta.jms.ConnectionFactory;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
 import jakarta.jms.Message;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -14,6 +15,7 @@ import org.apache.activemq.artemis.core.config.impl.ConfigurationImpl;
 import org.apache.activemq.artemis.core.security.CheckType;
 import org.apache.activemq.artemis.core.security.Role;
 import org.apache.activemq.artemis.core.server.Queue;
+import org.apache.activemq.artemis.core.server.JournalType;
 import org.apache.activemq.artemis.core.server.embedded.EmbeddedActiveMQ;
 import org.apache.activemq.artemis.core.server.plugin.ActiveMQServerBasePlugin;
 import org.apache.activemq.artemis.core.settings.impl.AddressSettings;
@@ -21,9 +23,10 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
 import org.apache.activemq.artemis.spi.core.security.ActiveMQSecurityManager;
 
 /**
- * A real ActiveMQ Artemis broker in the test JVM, reachable at {@value #URL}: no persistence, no
- * auto-created destinations (so that a missing queue is really missing), and anyone may do
- * anything except send to addresses starting with {@value #FORBIDDEN_PREFIX}.
+ * A real ActiveMQ Artemis broker in the test JVM, reachable at {@value #URL}: no persistence (unless
+ * started with {@link #startPersistent}), no auto-created destinations (so that a missing queue is
+ * really missing), and anyone may do anything except send to addresses starting with {@value
+ * #FORBIDDEN_PREFIX}.
  */
 final class EmbeddedArtemis implements AutoCloseable {
 
@@ -43,6 +46,42 @@ final class EmbeddedArtemis implements AutoCloseable {
    * @param plugins broker plugins, e.g. a policy that refuses some messages
    */
   static EmbeddedArtemis start(ActiveMQServerBasePlugin... plugins) throws Exception {
+    return start(baseConfiguration(plugins));
+  }
+
+  /**
+   * A broker that keeps its queues and messages in {@code dataDirectory} (NIO journal), so that a
+   * broker stopped with {@link #close()} and started again on the same directory still has every
+   * message it had accepted, as a production broker would.
+   */
+  static EmbeddedArtemis startPersistent(Path dataDirectory, ActiveMQServerBasePlugin... plugins)
+      throws Exception {
+    Configuration config =
+        baseConfiguration(plugins)
+            .setPersistenceEnabled(true)
+            .setJournalType(JournalType.NIO)
+            .setJournalDirectory(dataDirectory.resolve("journal").toString())
+            .setBindingsDirectory(dataDirectory.resolve("bindings").toString())
+            .setPagingDirectory(dataDirectory.resolve("paging").toString())
+            .setLargeMessagesDirectory(dataDirectory.resolve("large-messages").toString())
+            .setJournalFileSize(1024 * 1024)
+            .setJournalMinFiles(2)
+            // A clean stop flushes the journal; the tests stop the broker cleanly, so skipping the
+            // fsync per message only saves time on a shared machine.
+            .setJournalSyncTransactional(false)
+            .setJournalSyncNonTransactional(false)
+            // Never block producers because the test machine's disk is fuller than Artemis likes.
+            .setMaxDiskUsage(-1);
+    return start(config);
+  }
+
+  private static EmbeddedArtemis start(Configuration config) throws Exception {
+    return new EmbeddedArtemis(
+        new EmbeddedActiveMQ().setConfiguration(config).setSecurityManager(new RoleCheck()).start());
+  }
+
+  private static Configuration baseConfiguration(ActiveMQServerBasePlugin... plugins)
+      throws Exception {
     Configuration config =
         new ConfigurationImpl()
             .setName("outbox-jms-relay-test")
@@ -57,8 +96,7 @@ final class EmbeddedArtemis implements AutoCloseable {
     for (ActiveMQServerBasePlugin plugin : plugins) {
       config.registerBrokerPlugin(plugin);
     }
-    return new EmbeddedArtemis(
-        new EmbeddedActiveMQ().setConfiguration(config).setSecurityManager(new RoleCheck()).start());
+    return config;
   }
 
   private static Role role(String name, boolean send) {

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The provider as the core finds it, a CDI bean of type {@link RelayProvider}, resolving the
- * connection factory and the destination from JNDI (Artemis' JNDI provider, see jndi.properties)
+ * connection factory and the destination from JNDI (Artemis' JNDI provider, see {@link
+ * ArtemisTestNaming})
  * and from CDI producers, and rejecting what it cannot resolve.
  */
 class JmsRelayProviderTest {
@@ -39,6 +40,7 @@ class JmsRelayProviderTest {
 
   @BeforeAll
   static void start() throws Exception {
+    ArtemisTestNaming.install();
     broker = EmbeddedArtemis.start();
     broker.createQueue("jndi.orders");
     broker.createQueue("cdi.orders");
@@ -51,6 +53,7 @@ class JmsRelayProviderTest {
 
   @AfterAll
   static void stop() throws Exception {
+    ArtemisTestNaming.uninstall();
     cdi.close();
     broker.close();
   }

@@ -231,6 +231,8 @@ public final class OutboxTestContainer implements AutoCloseable {
 
     private Builder(TestDatabase database) {
       this.database = database;
+      // SmallRye Metrics would look for a Prometheus registry the tests do not need, and log SEVERE without it.
+      config.put("mp.metrics.prometheus.enabled", "false");
     }
 
     public Builder config(String key, String value) {

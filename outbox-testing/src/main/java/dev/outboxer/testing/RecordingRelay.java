@@ -43,7 +43,7 @@ public class RecordingRelay implements Relay {
   private final AtomicInteger maxConcurrent = new AtomicInteger();
   private final AtomicInteger batches = new AtomicInteger();
   private final List<BatchSpan> spans = new ArrayList<>();
-  private volatile boolean failCommitOnce;
+  private final AtomicInteger commitsToFail = new AtomicInteger();
 
   private volatile Predicate<OutboxRecord> failWhen = record -> false;
   private volatile Predicate<OutboxRecord> noOutcomeWhen = record -> false;
@@ -95,8 +95,7 @@ public class RecordingRelay implements Relay {
           }
         }
       }
-      if (failCommitOnce) {
-        failCommitOnce = false;
+      if (commitsToFail.getAndUpdate(left -> Math.max(0, left - 1)) > 0) {
         failTheCommit();
       }
     } finally {
@@ -123,7 +122,12 @@ public class RecordingRelay implements Relay {
 
   /** The commit of the next batch fails after the relay delivered (and confirmed) it. */
   public void failCommitOfNextBatch() {
-    failCommitOnce = true;
+    failCommitOfNextBatches(1);
+  }
+
+  /** The commits of the next {@code count} batches fail after the relay delivered (and confirmed) them. */
+  public void failCommitOfNextBatches(int count) {
+    commitsToFail.set(count);
   }
 
   public synchronized List<BatchSpan> spans() {
@@ -217,7 +221,7 @@ public class RecordingRelay implements Relay {
     maxConcurrent.set(0);
     batches.set(0);
     spans.clear();
-    failCommitOnce = false;
+    commitsToFail.set(0);
     failWhen = record -> false;
     noOutcomeWhen = record -> false;
     throwOnce = null;

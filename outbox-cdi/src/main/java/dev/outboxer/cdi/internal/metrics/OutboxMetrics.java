@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import org.eclipse.microprofile.metrics.Counter;
 import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricID;
@@ -23,6 +25,8 @@ import org.eclipse.microprofile.metrics.Timer;
 @ApplicationScoped
 public class OutboxMetrics {
 
+  private static final Logger LOG = Logger.getLogger(OutboxMetrics.class.getName());
+
   public static final String PUBLISHED = "outbox.published";
   public static final String RELAYED = "outbox.relayed";
   public static final String FAILED_ATTEMPTS = "outbox.failed.attempts";
@@ -31,36 +35,60 @@ public class OutboxMetrics {
   public static final String DEAD = "outbox.dead";
   public static final String OLDEST_PENDING_AGE = "outbox.oldest.pending.age";
   public static final String RELAY_BATCH = "outbox.relay.batch";
+  public static final String BATCH_FAILURES = "outbox.batch.failures";
 
   private static final Metadata PUBLISHED_METADATA = metadata(PUBLISHED, "Messages published (counted when their transaction commits)", MetricUnits.NONE);
   private static final Metadata RELAYED_METADATA = metadata(RELAYED, "Messages the relay confirmed, counted when the deletion committed", MetricUnits.NONE);
   private static final Metadata FAILED_METADATA = metadata(FAILED_ATTEMPTS, "Failed delivery attempts", MetricUnits.NONE);
   private static final Metadata DEAD_LETTERED_METADATA = metadata(DEAD_LETTERED, "Messages that used up max-attempts and became dead", MetricUnits.NONE);
+  private static final Metadata BATCH_FAILURES_METADATA = metadata(BATCH_FAILURES, "Batches that failed as a whole (database unreachable, commit failed) and were rolled back", MetricUnits.NONE);
   private static final Metadata BATCH_METADATA = metadata(RELAY_BATCH, "Time the relay took per batch", MetricUnits.NANOSECONDS);
 
   @Inject Instance<MetricRegistry> registries;
 
   private volatile MetricRegistry registry;
   private volatile boolean resolved;
+  private volatile boolean metricsBroken;
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
   private final Map<String, Timer> timers = new ConcurrentHashMap<>();
   private final java.util.Set<MetricID> registered = ConcurrentHashMap.newKeySet();
 
   public void published(String outbox, int count) {
-    counter(PUBLISHED_METADATA, outbox, count);
+    safely(() -> counter(PUBLISHED_METADATA, outbox, count));
+  }
+
+  public void batchFailed(String outbox) {
+    safely(() -> counter(BATCH_FAILURES_METADATA, outbox, 1));
   }
 
   /** Counts what a committed batch did. */
   public void batch(String outbox, int confirmed, int failed, int died, Duration relayTime, boolean relayed) {
-    counter(RELAYED_METADATA, outbox, confirmed);
-    counter(FAILED_METADATA, outbox, failed);
-    counter(DEAD_LETTERED_METADATA, outbox, died);
-    MetricRegistry metrics = registry();
-    if (relayed && metrics != null) {
-      timers.computeIfAbsent(outbox, name -> {
-        registered.add(new MetricID(RELAY_BATCH, tag(name)));
-        return metrics.timer(BATCH_METADATA, tag(name));
-      }).update(relayTime);
+    safely(() -> {
+      counter(RELAYED_METADATA, outbox, confirmed);
+      counter(FAILED_METADATA, outbox, failed);
+      counter(DEAD_LETTERED_METADATA, outbox, died);
+      MetricRegistry metrics = registry();
+      if (relayed && metrics != null) {
+        timers.computeIfAbsent(outbox, name -> {
+          registered.add(new MetricID(RELAY_BATCH, tag(name)));
+          return metrics.timer(BATCH_METADATA, tag(name));
+        }).update(relayTime);
+      }
+    });
+  }
+
+  /**
+   * Metrics must never stop the outbox: a broken metrics runtime (seen: Micrometer without its
+   * HdrHistogram dependency) is reported once and then ignored.
+   */
+  private void safely(Runnable update) {
+    try {
+      update.run();
+    } catch (RuntimeException | LinkageError broken) {
+      if (!metricsBroken) {
+        metricsBroken = true;
+        LOG.log(Level.WARNING, "Outboxer could not update its metrics; it goes on without them", broken);
+      }
     }
   }
 

@@ -29,7 +29,8 @@ final class PartitionWorker {
   private final TimeSource time;
   private int idleRuns;
   private Instant nextKnownRetry;
-  private String lastFailure;
+  private long failedBatches;
+  private long failedBatchesNotBeforeNanos;
 
   PartitionWorker(OutboxSettings settings, int partition, Relay relay, BatchProcessor processor, OutboxMetrics metrics,
       TimeSource time) {
@@ -58,13 +59,21 @@ final class PartitionWorker {
   Duration run(BooleanSupplier stopping) {
     long sliceEnd = System.nanoTime() + SLICE_NANOS;
     while (!stopping.getAsBoolean()) {
+      long backingOff = failedBatchesNotBeforeNanos - System.nanoTime();
+      if (failedBatches > 0 && backingOff > 0) {
+        // Woken by a publish while backing off from failed batches: keep backing off.
+        return Duration.ofNanos(backingOff);
+      }
       BatchResult result;
       try {
         result = processor.process(settings, partition, relay);
-        lastFailure = null;
       } catch (Exception e) {
-        logFailure(e);
-        return idleDelay();
+        return batchFailed(e);
+      }
+      if (failedBatches > 0) {
+        LOG.info("Outbox '" + settings.name() + "', partition " + partition + ": batches succeed again after "
+            + failedBatches + " failure(s)");
+        failedBatches = 0;
       }
       metrics.batch(settings.name(), result.confirmed(), result.failed(), result.died(), result.relayTime(), result.read() > 0);
       if (result.earliestRetry() != null && (nextKnownRetry == null || result.earliestRetry().isBefore(nextKnownRetry))) {
@@ -111,15 +120,22 @@ final class PartitionWorker {
     return untilRetry.compareTo(delay) < 0 ? untilRetry : delay;
   }
 
-  /** A database outage fails every poll: say so once per distinct failure, not every half second. */
-  private void logFailure(Exception e) {
-    String description = String.valueOf(e);
-    if (!description.equals(lastFailure)) {
-      LOG.log(Level.WARNING, "Outbox '" + settings.name() + "', partition " + partition + ": the batch failed and"
-          + " will be retried; nothing was lost", e);
-      lastFailure = description;
-    } else {
-      LOG.log(Level.FINE, "Outbox '" + settings.name() + "', partition " + partition + ": the batch failed again", e);
-    }
+  /**
+   * A batch failed as a whole: the database is unreachable, or the commit failed (a broker refusing
+   * an XA send at commit, say). Nothing of it happened, so no message can be blamed and none dies;
+   * the partition backs off like a failing message would (backoff.min doubling to backoff.max),
+   * and publishes on this node do not cut the backoff short.
+   */
+  private Duration batchFailed(Exception e) {
+    failedBatches++;
+    metrics.batchFailed(settings.name());
+    Duration delay = settings.backoffAfter((int) Math.min(failedBatches, Integer.MAX_VALUE));
+    failedBatchesNotBeforeNanos = System.nanoTime() + delay.toNanos();
+    // Said once, then at 10, 100, 1000... failures in a row: an outage must not flood the log.
+    boolean loud = failedBatches == 1 || Long.toString(failedBatches).matches("10+");
+    LOG.log(loud ? Level.WARNING : Level.FINE, "Outbox '" + settings.name() + "', partition " + partition
+        + ": the batch failed (" + failedBatches + " in a row) and nothing of it was committed; the partition is"
+        + " read again in " + delay.toMillis() + "ms", e);
+    return delay;
   }
 }

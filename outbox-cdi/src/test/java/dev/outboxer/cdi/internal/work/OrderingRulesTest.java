@@ -365,6 +365,27 @@ class OrderingRulesTest {
   }
 
   @Test
+  void a_partition_whose_commits_keep_failing_backs_off_and_a_publish_does_not_cut_the_backoff_short() throws Exception {
+    relay.failCommitOfNextBatches(3);
+    long first = container.inTransaction(() -> outbox.publish("orders", new Keyed("commits", 0)));
+    await().atMost(WAIT).until(() -> timesHanded(first) == 1);
+    long second = container.inTransaction(() -> outbox.publish("orders", new Keyed("commits", 1)));
+
+    await().atMost(WAIT).until(() -> relay.confirmed().stream().filter(r -> r.id() == first).count() == 4);
+    List<Long> starts = relay.spans().stream().filter(span -> span.outbox().equals("orders"))
+        .map(RecordingRelay.BatchSpan::startNanos).sorted().toList();
+    // Three failed commits: the partition is read again after 1s, 2s and 4s (backoff.min doubling).
+    assertThat(starts).hasSizeGreaterThanOrEqualTo(4);
+    assertThat(TimeUnit.NANOSECONDS.toMillis(starts.get(1) - starts.get(0))).isGreaterThanOrEqualTo(1000);
+    assertThat(TimeUnit.NANOSECONDS.toMillis(starts.get(2) - starts.get(1))).isGreaterThanOrEqualTo(2000);
+    assertThat(TimeUnit.NANOSECONDS.toMillis(starts.get(3) - starts.get(2))).isGreaterThanOrEqualTo(4000);
+    assertThat(relay.firstHandedNanos(second) - relay.firstHandedNanos(first))
+        .as("the wake-up of the second publish waited for the backoff").isGreaterThanOrEqualTo(TimeUnit.SECONDS.toNanos(1));
+    await().atMost(WAIT).until(() -> admin.counts("orders").pending() == 0);
+    assertThat(row(first)).isNull();
+  }
+
+  @Test
   void a_publish_wakes_the_worker_of_its_partition_well_before_the_poll_interval() throws Exception {
     List<Long> latencies = new ArrayList<>();
     for (int i = 0; i < 5; i++) {

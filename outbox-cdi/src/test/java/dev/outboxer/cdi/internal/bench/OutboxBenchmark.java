@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * mvn -q -pl outbox-cdi -am test-compile exec:java -Dexec.classpathScope=test \
- *     -Dexec.mainClass=dev.outboxer.cdi.internal.bench.OutboxBenchmark [-Dbench.messages=100000]
+ *     -Dexec.mainClass=dev.outboxer.cdi.internal.bench.OutboxBenchmark
+ *     [-Dbench.messages=100000 -Dbench.partitions=1,4 -Dbench.batch-size=100 -Dbench.latency-samples=200]
  * </pre>
  */
 public final class OutboxBenchmark {
@@ -25,17 +26,22 @@ public final class OutboxBenchmark {
   private static final int MESSAGES = Integer.getInteger("bench.messages", 100_000);
   private static final int GROUPS = Integer.getInteger("bench.groups", 1_000);
   private static final int PER_TRANSACTION = 1_000;
+  private static final String BATCH_SIZE = System.getProperty("bench.batch-size", "100");
+  private static final int[] PARTITIONS = java.util.Arrays.stream(System.getProperty("bench.partitions", "1,4").split(","))
+      .mapToInt(Integer::parseInt).toArray();
   private static final int LATENCY_SAMPLES = Integer.getInteger("bench.latency-samples", 200);
 
   private OutboxBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    System.out.printf(Locale.ROOT, "Outboxer benchmark: PostgreSQL, no-op relay, %d messages over %d groups, %d cores%n",
-        MESSAGES, GROUPS, Runtime.getRuntime().availableProcessors());
-    for (int partitions : new int[] {1, 4}) {
+    System.out.printf(Locale.ROOT, "Outboxer benchmark: PostgreSQL, no-op relay, %d messages over %d groups, batch-size %s,"
+        + " %d cores%n", MESSAGES, GROUPS, BATCH_SIZE, Runtime.getRuntime().availableProcessors());
+    for (int partitions : PARTITIONS) {
       drain(partitions);
     }
-    latency();
+    if (LATENCY_SAMPLES > 0) {
+      latency();
+    }
     System.exit(0);
   }
 
@@ -99,6 +105,7 @@ public final class OutboxBenchmark {
         .config("outbox.worker", worker)
         .config("outbox.bench.relay", "counting")
         .config("outbox.bench.partitions", String.valueOf(partitions))
+        .config("outbox.bench.batch-size", BATCH_SIZE)
         .beans(CountingRelay.class)
         .start();
   }

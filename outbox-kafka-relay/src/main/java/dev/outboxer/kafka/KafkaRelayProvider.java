@@ -47,8 +47,9 @@ public class KafkaRelayProvider implements RelayProvider {
   }
 
   /**
-   * Validates the outbox's Kafka settings and creates its producer; the producer connects lazily,
-   * on the first batch.
+   * Validates the outbox's Kafka settings and creates its producer. The producer's network thread
+   * connects right away (the idempotent producer fetches its producer id) but this method does not
+   * wait for it: brokers that are down make the first batches fail, not the deployment.
    *
    * @param context the outbox's name, ordering, relay timeout and {@code kafka.*} settings
    * @return a thread-safe relay that owns one producer, released by {@link Relay#close()}

@@ -29,8 +29,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 /**
  * A single-node KRaft Kafka (broker and controller in one) in the test JVM, from the production
  * jars, listening on 127.0.0.1 only. Register it as a static {@code @RegisterExtension} field: it
- * starts before the class's first test and stops after its last. {@link #stop()} and {@link
- * #start()} in between restart it on the same ports and data, as a broker outage.
+ * starts before the class's first test and stops after its last ({@link #create()} and {@link
+ * #destroy()} do the same outside JUnit). {@link #stop()} and {@link #start()} in between restart
+ * it on the same ports and data, as a broker outage.
  *
  * <p>Topics are not auto-created: tests create theirs with {@link #createTopic}.
  */
@@ -45,6 +46,16 @@ final class EmbeddedKafkaBroker implements BeforeAllCallback, AfterAllCallback {
 
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
+    create();
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) throws IOException {
+    destroy();
+  }
+
+  /** Formats a new data directory and starts the broker on free ports (outside JUnit: a main). */
+  void create() throws Exception {
     dataDir = Files.createTempDirectory("outboxer-kafka-");
     brokerPort = freePort();
     int controllerPort = freePort();
@@ -53,8 +64,8 @@ final class EmbeddedKafkaBroker implements BeforeAllCallback, AfterAllCallback {
     start(config);
   }
 
-  @Override
-  public void afterAll(ExtensionContext context) throws IOException {
+  /** Stops the broker and deletes its data directory. */
+  void destroy() throws IOException {
     stop();
     try (Stream<Path> files = Files.walk(dataDir)) {
       files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());

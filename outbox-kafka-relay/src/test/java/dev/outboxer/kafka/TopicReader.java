@@ -32,14 +32,8 @@ final class TopicReader {
    * timeout; returns what it read, in partition then offset order.
    */
   static List<Received> readAll(String bootstrap, String topic, int atLeast, Duration timeout) {
-    Map<String, Object> config = Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
-        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
-        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
-        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
     List<Received> received = new ArrayList<>();
-    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
+    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(consumerConfig(bootstrap))) {
       List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
           .map(info -> new TopicPartition(topic, info.partition()))
           .toList();
@@ -50,8 +44,7 @@ final class TopicReader {
       while (System.nanoTime() < deadline
           && (received.size() < atLeast || !reachedEnd(consumer, ends))) {
         for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-          received.add(new Received(record.partition(), record.offset(), record.key(),
-              record.value(), headers(record)));
+          received.add(received(record));
         }
         if (received.size() >= atLeast) {
           ends = consumer.endOffsets(partitions);
@@ -63,7 +56,22 @@ final class TopicReader {
     return received;
   }
 
-  private static boolean reachedEnd(KafkaConsumer<?, ?> consumer, Map<TopicPartition, Long> ends) {
+  /** A consumer without group (assign, no commits) reading String keys and byte[] values. */
+  static Map<String, Object> consumerConfig(String bootstrap) {
+    return Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
+        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
+        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
+        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+  }
+
+  static Received received(ConsumerRecord<String, byte[]> record) {
+    return new Received(record.partition(), record.offset(), record.key(), record.value(),
+        headers(record));
+  }
+
+  static boolean reachedEnd(KafkaConsumer<?, ?> consumer, Map<TopicPartition, Long> ends) {
     return ends.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue());
   }
 

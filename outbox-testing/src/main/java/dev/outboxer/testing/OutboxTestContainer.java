@@ -59,10 +59,17 @@ public final class OutboxTestContainer implements AutoCloseable {
 
   static {
     // Narayana keeps its transaction log in the working directory unless told otherwise.
+    // A module's own settings (its surefire configuration) win.
     String store = System.getProperty("java.io.tmpdir") + "/outboxer-narayana";
-    System.setProperty("ObjectStoreEnvironmentBean.objectStoreDir", store);
-    System.setProperty("com.arjuna.ats.arjuna.objectstore.objectStoreDir", store);
-    System.setProperty("CoreEnvironmentBean.nodeIdentifier", "outboxer-test");
+    setIfAbsent("ObjectStoreEnvironmentBean.objectStoreDir", store);
+    setIfAbsent("com.arjuna.ats.arjuna.objectstore.objectStoreDir", store);
+    setIfAbsent("CoreEnvironmentBean.nodeIdentifier", "outboxer-test");
+  }
+
+  private static void setIfAbsent(String key, String value) {
+    if (System.getProperty(key) == null) {
+      System.setProperty(key, value);
+    }
   }
 
   private final TestDatabase database;

@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  * latency on an idle node. A measurement, not a test: it prints numbers and asserts nothing.
  *
  * <pre>
- * mvn -q -pl outbox-cdi -am test-compile exec:java -Dexec.classpathScope=test \
+ * mvn -q install -DskipTests -pl outbox-api,outbox-testing,outbox-cdi
+ * mvn -q -pl outbox-cdi test-compile exec:java -Dexec.classpathScope=test \
  *     -Dexec.mainClass=dev.outboxer.cdi.internal.bench.OutboxBenchmark
  *     [-Dbench.messages=100000 -Dbench.partitions=1,4 -Dbench.batch-size=100 -Dbench.latency-samples=200]
  * </pre>

@@ -1,0 +1,363 @@
+package dev.outboxer.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.outboxer.DeadMessage;
+import dev.outboxer.Outbox;
+import dev.outboxer.OutboxAdmin;
+import dev.outboxer.OutboxCounts;
+import dev.outboxer.OutboxException;
+import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
+import dev.outboxer.cdi.internal.work.Workers;
+import dev.outboxer.kafka.TopicReader.Received;
+import dev.outboxer.testing.OutboxTestContainer;
+import dev.outboxer.testing.TestDatabase;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The Kafka relay driven end to end by the real core: messages published through {@link Outbox}
+ * in a JTA transaction on PostgreSQL, relayed by the partition workers ({@code
+ * outbox.<name>.relay=kafka}) to the embedded KRaft broker, read back with a real {@code
+ * KafkaConsumer}. One broker and one container for the class; each test has its own outbox and
+ * topic: {@code orders} (4 outbox partitions, 3 topic partitions), {@code stream} (the broker
+ * outage; retries wait for the test's clock steps) and {@code missing} (a topic the broker does
+ * not have, auto-creation off, max-attempts=1).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class KafkaRelayThroughOutboxTest {
+
+  @RegisterExtension static final EmbeddedKafkaBroker KAFKA = new EmbeddedKafkaBroker();
+
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final String ORDERS_TOPIC = "outboxer-orders";
+  private static final String STREAM = "stream";
+  private static final String STREAM_TOPIC = "outboxer-stream";
+  private static final String MISSING_TOPIC = "outboxer-missing";
+  private static final int STREAM_KEYS = 8;
+
+  private OutboxTestContainer container;
+  private Outbox outbox;
+  private OutboxAdmin admin;
+  private Workers workers;
+  private OutboxMetricsProbe metrics;
+
+  @BeforeAll
+  void start() throws Exception {
+    KAFKA.createTopic(ORDERS_TOPIC, 3, Map.of());
+    KAFKA.createTopic(STREAM_TOPIC, 3, Map.of());
+    Map<String, String> config = new LinkedHashMap<>();
+    outboxConfig(config, "orders", 4, ORDERS_TOPIC);
+    outboxConfig(config, STREAM, 4, STREAM_TOPIC);
+    // Small batches: the outage catches many batches in flight. Retries wait far longer than the
+    // test: only its clock steps bring them on. relay-timeout 4 s: delivery.timeout.ms 3 s.
+    config.put("outbox.stream.batch-size", "10");
+    config.put("outbox.stream.relay-timeout", "4s");
+    config.put("outbox.stream.backoff.min", "30s");
+    config.put("outbox.stream.backoff.max", "60s");
+    config.put("outbox.stream.kafka.interceptor.classes", StopBrokerAfterAcks.class.getName());
+    outboxConfig(config, "missing", 1, MISSING_TOPIC);
+    config.put("outbox.missing.max-attempts", "1");
+    config.put("outbox.missing.relay-timeout", "4s"); // max.block.ms 1 s
+    container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL)
+        .config(config)
+        .beans(OutboxMetricsProbe.class)
+        .start();
+    outbox = container.select(Outbox.class);
+    admin = container.select(OutboxAdmin.class);
+    workers = container.select(Workers.class);
+    metrics = container.select(OutboxMetricsProbe.class);
+  }
+
+  private static void outboxConfig(
+      Map<String, String> config, String name, int partitions, String topic) {
+    config.put("outbox." + name + ".relay", "kafka");
+    config.put("outbox." + name + ".partitions", String.valueOf(partitions));
+    config.put("outbox." + name + ".batch-size", "20");
+    config.put("outbox." + name + ".poll-interval", "100ms");
+    config.put("outbox." + name + ".max-poll-interval", "500ms");
+    config.put("outbox." + name + ".kafka.topic", topic);
+    config.put("outbox." + name + ".kafka.bootstrap.servers", KAFKA.bootstrapServers());
+  }
+
+  @AfterAll
+  void stop() {
+    // The container first: its workers stop and close their producers while the broker is up.
+    if (container != null) {
+      container.close();
+    }
+  }
+
+  @Test
+  void everyMessageReachesTheMultiPartitionTopicOnceAndInPublishOrderPerKey() throws Exception {
+    Map<Long, OrderEvent> published = new HashMap<>();
+    Map<String, List<Long>> publishedByKey = new LinkedHashMap<>();
+    Set<Long> unkeyed = new HashSet<>();
+    for (int transaction = 0; transaction < 20; transaction++) {
+      int base = transaction * 25;
+      container.inTransaction(() -> {
+        for (int i = 0; i < 25; i++) {
+          // 12 interleaved orders hashed over the 4 outbox partitions, and unordered events.
+          int sequence = base + i;
+          OrderEvent event =
+              new OrderEvent(sequence % 8 == 7 ? null : "order-" + sequence % 12, sequence);
+          long id = outbox.publish("orders", event);
+          published.put(id, event);
+          if (event.order() == null) {
+            unkeyed.add(id);
+          } else {
+            publishedByKey.computeIfAbsent(event.order(), key -> new ArrayList<>()).add(id);
+          }
+        }
+      });
+    }
+
+    List<Received> received;
+    try (TopicTail tail = new TopicTail(KAFKA.bootstrapServers(), ORDERS_TOPIC)) {
+      await().atMost(WAIT).until(() -> tail.poll() >= published.size());
+      // Every row deleted, each counted once: no batch is left to send anything more.
+      await().atMost(WAIT).until(() -> admin.counts("orders").pending() == 0);
+      await().atMost(WAIT)
+          .until(() -> metrics.count(OutboxMetrics.RELAYED, "orders") == published.size());
+      await().atMost(WAIT).until(() -> tail.poll() >= 0 && tail.atEnd());
+      received = tail.received();
+    }
+
+    // Once: no failure, so no duplicate.
+    assertThat(received).extracting(Received::outboxId)
+        .doesNotHaveDuplicates()
+        .containsExactlyInAnyOrderElementsOf(published.keySet());
+    Map<String, List<Received>> receivedByKey = received.stream()
+        .filter(record -> record.key() != null)
+        .collect(Collectors.groupingBy(Received::key, LinkedHashMap::new, Collectors.toList()));
+    assertThat(receivedByKey.keySet()).isEqualTo(publishedByKey.keySet());
+    publishedByKey.forEach((key, ids) -> {
+      List<Received> ofKey = receivedByKey.get(key);
+      assertThat(ofKey).extracting(Received::outboxId).as("ids of %s on the topic", key)
+          .isEqualTo(ids);
+      assertThat(ofKey).extracting(Received::partition).as("topic partitions of %s", key)
+          .containsOnly(ofKey.get(0).partition());
+    });
+    assertThat(received.stream().filter(record -> record.key() != null)
+        .map(Received::partition).distinct().count())
+        .as("topic partitions the keys landed on").isGreaterThan(1);
+    assertThat(received).allSatisfy(record -> {
+      OrderEvent event = published.get(record.outboxId());
+      assertThat(record.headers())
+          .containsEntry(OutboxKafkaHeaders.OUTBOX, "orders")
+          .containsEntry(OutboxKafkaHeaders.TYPE, "OrderEvent")
+          .containsEntry(OutboxKafkaHeaders.CONTENT_TYPE, "application/json")
+          .containsEntry(OrderEvent.TENANT_HEADER, "acme");
+      assertThat(new String(record.value(), StandardCharsets.UTF_8))
+          .contains("\"sequence\":" + event.sequence());
+      if (event.order() == null) {
+        assertThat(record.key()).isNull();
+        assertThat(record.headers()).doesNotContainKey(OutboxKafkaHeaders.GROUP_KEY);
+      } else {
+        assertThat(record.headers()).containsEntry(OutboxKafkaHeaders.GROUP_KEY, event.order());
+      }
+    });
+    assertThat(received.stream().filter(record -> record.key() == null)
+        .map(Received::outboxId).collect(Collectors.toSet())).isEqualTo(unkeyed);
+    assertThat(metrics.count(OutboxMetrics.FAILED_ATTEMPTS, "orders")).isZero();
+  }
+
+  @Test
+  void aBrokerStoppedMidStreamAndRestartedLosesNothingAndKeepsEachKeysOrder() throws Exception {
+    Map<String, List<Long>> publishedByKey = new LinkedHashMap<>();
+    Set<Long> unkeyed = new HashSet<>();
+    // The broker stops right after it acknowledged the 100th record, in the middle of a batch.
+    CompletableFuture<Integer> down = StopBrokerAfterAcks.arm(100, KAFKA::stop);
+    try (TopicTail tail = new TopicTail(KAFKA.bootstrapServers(), STREAM_TOPIC)) {
+      try {
+        publishStream(0, 60, publishedByKey, unkeyed);
+        down.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(admin.counts(STREAM).pending()).as("messages left when the broker went down")
+            .isPositive();
+
+        // Publishing goes on while it is down; every attempt to relay fails now, counted and
+        // retried later.
+        publishStream(60, 10, publishedByKey, unkeyed);
+        await().atMost(WAIT)
+            .until(() -> metrics.count(OutboxMetrics.FAILED_ATTEMPTS, STREAM) > 0);
+        OutboxCounts whileDown = admin.counts(STREAM);
+        assertThat(whileDown.retrying()).as("messages waiting for a retry while the broker is down")
+            .isPositive();
+        assertThat(whileDown.dead()).isZero();
+      } finally {
+        StopBrokerAfterAcks.disarm();
+        KAFKA.start(); // on the same ports and data; a no-op if it never went down
+      }
+
+      // Step the clock past the backoff and wake the workers instead of waiting for it.
+      Set<Long> expected = new HashSet<>(unkeyed);
+      publishedByKey.values().forEach(expected::addAll);
+      await().atMost(WAIT).pollInterval(Duration.ofMillis(500)).until(() -> {
+        container.clock().advance(Duration.ofMinutes(1));
+        workers.wakeAll(STREAM);
+        tail.poll();
+        return tail.ids().containsAll(expected);
+      });
+      await().atMost(WAIT).until(() -> admin.counts(STREAM).pending() == 0);
+      // Each row was confirmed and deleted exactly once, however often it was sent.
+      await().atMost(WAIT)
+          .until(() -> metrics.count(OutboxMetrics.RELAYED, STREAM) == expected.size());
+      await().atMost(WAIT).until(() -> tail.poll() >= 0 && tail.atEnd());
+      List<Received> received = tail.received();
+
+      // At least once: every id arrived; nothing arrived that was not published.
+      assertThat(tail.ids()).isEqualTo(expected);
+      assertThat(admin.counts(STREAM).dead()).isZero();
+      Map<String, List<Long>> receivedByKey = received.stream()
+          .filter(record -> record.key() != null)
+          .collect(Collectors.groupingBy(Received::key, LinkedHashMap::new,
+              Collectors.mapping(Received::outboxId, Collectors.toList())));
+      assertThat(receivedByKey.keySet()).isEqualTo(publishedByKey.keySet());
+      Set<Long> duplicated = new HashSet<>();
+      publishedByKey.forEach((key, ids) -> {
+        List<Long> onTopic = receivedByKey.get(key);
+        assertThat(KeyOrder.violations(onTopic, ids))
+            .as("records of %s that are neither its next message nor a copy of one already "
+                + "received, in topic order %s", key, onTopic)
+            .isEmpty();
+        assertThat(onTopic.stream().distinct().toList())
+            .as("ids of %s after dropping duplicates by %s", key, OutboxKafkaHeaders.ID)
+            .isEqualTo(ids);
+        duplicated.addAll(KeyOrder.duplicates(onTopic));
+      });
+      assertThat(received.stream().filter(record -> record.key() == null)
+          .map(Received::outboxId).collect(Collectors.toSet())).isEqualTo(unkeyed);
+      long failedAttempts = metrics.count(OutboxMetrics.FAILED_ATTEMPTS, STREAM);
+      // A copy exists only of a message whose attempt was counted as failed (its acknowledgement
+      // was lost with the broker) and that was sent again.
+      assertThat((long) duplicated.size()).as("messages on the topic more than once")
+          .isLessThanOrEqualTo(failedAttempts);
+      System.out.printf("broker outage through the outbox: %d messages, %d failed attempts, "
+          + "%d records on the topic (%d messages more than once)%n", expected.size(),
+          failedAttempts, received.size(), duplicated.size());
+    }
+  }
+
+  @Test
+  void anUnknownTopicKillsTheMessagesWithAnErrorNamingTheTopic() throws Exception {
+    List<Long> ids = container.inTransaction(() -> List.of(
+        outbox.publish("missing", new OrderEvent("lost-order", 1)),
+        outbox.publish("missing", new OrderEvent("other-order", 2)),
+        outbox.publish("missing", new OrderEvent("lost-order", 3))));
+
+    // max-attempts=1: the first failure kills a message, and its key moves on to the next.
+    await().atMost(WAIT).until(() -> admin.dead("missing", 10).size() == 3);
+    List<DeadMessage> dead = admin.dead("missing", 10);
+    assertThat(dead).extracting(DeadMessage::id).isEqualTo(ids);
+    for (DeadMessage message : dead) {
+      assertThat(message.attempts()).isEqualTo(1);
+      assertThat(message.lastError())
+          .startsWith(OutboxException.class.getName())
+          .contains("Kafka topic '" + MISSING_TOPIC + "' of outbox 'missing'")
+          .contains("create the topic")
+          .contains("outbox.missing.kafka.topic")
+          .contains("TimeoutException: Topic " + MISSING_TOPIC + " not present in metadata");
+    }
+    OutboxCounts counts = admin.counts("missing");
+    assertThat(counts.pending()).isZero();
+    assertThat(counts.dead()).isEqualTo(3);
+    await().atMost(WAIT)
+        .until(() -> metrics.count(OutboxMetrics.DEAD_LETTERED, "missing") == 3);
+    assertThat(metrics.count(OutboxMetrics.FAILED_ATTEMPTS, "missing")).isEqualTo(3);
+
+    // Fixed on the broker: revived, they go out with their ids, in order per key.
+    KAFKA.createTopic(MISSING_TOPIC, 1, Map.of());
+    try (Admin kafkaAdmin = KAFKA.admin()) {
+      // the broker's metadata, which the producer reads, knows the topic
+      await().atMost(WAIT).ignoreExceptions().until(() -> kafkaAdmin
+          .describeTopics(List.of(MISSING_TOPIC)).allTopicNames().get().containsKey(MISSING_TOPIC));
+    }
+    assertThat(admin.retryDead("missing")).isEqualTo(3);
+    try (TopicTail tail = new TopicTail(KAFKA.bootstrapServers(), MISSING_TOPIC)) {
+      await().atMost(WAIT).until(() -> tail.poll() >= 3);
+      assertThat(tail.received()).extracting(Received::outboxId)
+          .containsExactlyInAnyOrderElementsOf(ids);
+      assertThat(tail.received()).filteredOn(record -> "lost-order".equals(record.key()))
+          .extracting(Received::outboxId).containsExactly(ids.get(0), ids.get(2));
+    }
+    await().atMost(WAIT).until(() -> admin.counts("missing").pending() == 0);
+    assertThat(admin.counts("missing").dead()).isZero();
+  }
+
+  /**
+   * Publishes {@code transactions} transactions of one message per key plus one unordered
+   * message, numbering transactions from {@code first}.
+   */
+  private void publishStream(int first, int transactions, Map<String, List<Long>> publishedByKey,
+      Set<Long> unkeyed) throws Exception {
+    for (int transaction = first; transaction < first + transactions; transaction++) {
+      int sequence = transaction * (STREAM_KEYS + 1);
+      container.inTransaction(() -> {
+        for (int key = 0; key < STREAM_KEYS; key++) {
+          String order = "order-" + key;
+          publishedByKey.computeIfAbsent(order, k -> new ArrayList<>())
+              .add(outbox.publish(STREAM, new OrderEvent(order, sequence + key)));
+        }
+        unkeyed.add(outbox.publish(STREAM, new OrderEvent(null, sequence + STREAM_KEYS)));
+      });
+    }
+  }
+
+  /** What a consumer that drops duplicates by id sees of one key. */
+  static final class KeyOrder {
+
+    private KeyOrder() {}
+
+    /**
+     * The records, in topic order, that are neither the key's next message (the first published
+     * id not received yet) nor a copy of one received before; and the messages that never came.
+     */
+    static List<String> violations(List<Long> onTopic, List<Long> published) {
+      List<String> violations = new ArrayList<>();
+      Set<Long> seen = new HashSet<>();
+      int next = 0;
+      for (int offset = 0; offset < onTopic.size(); offset++) {
+        long id = onTopic.get(offset);
+        if (seen.contains(id)) {
+          continue; // a re-sent copy
+        }
+        if (next < published.size() && id == published.get(next)) {
+          seen.add(id);
+          next++;
+        } else {
+          violations.add("#" + offset + " is id " + id + " where "
+              + (next < published.size() ? "id " + published.get(next) : "nothing more")
+              + " was due");
+          seen.add(id);
+        }
+      }
+      if (next < published.size()) {
+        violations.add("never received: " + published.subList(next, published.size()));
+      }
+      return violations;
+    }
+
+    /** The ids that are on the topic more than once. */
+    static Set<Long> duplicates(List<Long> onTopic) {
+      Set<Long> seen = new HashSet<>();
+      return onTopic.stream().filter(id -> !seen.add(id)).collect(Collectors.toSet());
+    }
+  }
+}

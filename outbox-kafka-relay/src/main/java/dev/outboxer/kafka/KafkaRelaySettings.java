@@ -16,7 +16,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 /**
  * The validated settings of one outbox's Kafka relay: the topic and the producer properties, with
  * the relay's safe defaults applied and the overrides that would break ordering or delivery
- * rejected. Every rule is listed in README-fragment.md; keep the two in step.
+ * rejected. Every rule is listed in the README (Kafka: configuration); keep the two in step.
  */
 final class KafkaRelaySettings {
 

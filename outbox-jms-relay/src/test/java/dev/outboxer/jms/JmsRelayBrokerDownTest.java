@@ -1,5 +1,6 @@
 package dev.outboxer.jms;
 
+import dev.outboxer.testing.TestRelayBatch;
 import static dev.outboxer.jms.JmsRelayTest.ids;
 import static dev.outboxer.jms.JmsRelayTest.relay;
 import static dev.outboxer.jms.TestRecords.json;
@@ -40,8 +41,8 @@ class JmsRelayBrokerDownTest {
     try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory(EmbeddedArtemis.URL)) {
       JmsRelay relay = relay(factory, "after.restart");
       restartWith(() -> {
-        RecordingRelayBatch batch =
-            RecordingRelayBatch.of(Ordering.GROUP, json(1, "a", "T", "{}"), json(2, "b", "T", "{}"));
+        TestRelayBatch batch =
+            TestRelayBatch.of(Ordering.GROUP, json(1, "a", "T", "{}"), json(2, "b", "T", "{}"));
 
         assertThatThrownBy(() -> relay.relay(batch))
             .isInstanceOf(JmsRelayException.class)
@@ -53,7 +54,7 @@ class JmsRelayBrokerDownTest {
       });
       broker.createQueue("after.restart");
 
-      RecordingRelayBatch retry = RecordingRelayBatch.of(Ordering.GROUP, json(1, "a", "T", "{}"));
+      TestRelayBatch retry = TestRelayBatch.of(Ordering.GROUP, json(1, "a", "T", "{}"));
       relay.relay(retry);
 
       assertThat(retry.confirmed(retry.records().get(0))).isTrue();
@@ -67,7 +68,7 @@ class JmsRelayBrokerDownTest {
     try (ActiveMQXAConnectionFactory xaFactory = new ActiveMQXAConnectionFactory(EmbeddedArtemis.URL)) {
       JmsRelay relay = relay(new ConnectionFactoryProxy(xaFactory, new TransactionHelperImpl(tm)), "xa.down");
       restartWith(() -> {
-        RecordingRelayBatch batch = RecordingRelayBatch.of(Ordering.GROUP, json(3, "a", "T", "{}"));
+        TestRelayBatch batch = TestRelayBatch.of(Ordering.GROUP, json(3, "a", "T", "{}"));
         tm.begin();
         try {
           assertThatThrownBy(() -> relay.relay(batch))

@@ -1,5 +1,6 @@
 package dev.outboxer.jms;
 
+import dev.outboxer.testing.OutboxMetricsProbe;
 import static dev.outboxer.jms.JmsMessageProperties.OUTBOX_GROUP_KEY;
 import static dev.outboxer.jms.JmsMessageProperties.OUTBOX_ID;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,7 +65,7 @@ class JmsRelayBrokerRestartThroughOutboxTest {
   private Outbox outbox;
   private OutboxAdmin admin;
   private Workers workers;
-  private MetricsProbe metrics;
+  private OutboxMetricsProbe metrics;
 
   @BeforeAll
   void start(@TempDir Path brokerData) throws Exception {
@@ -81,12 +82,12 @@ class JmsRelayBrokerRestartThroughOutboxTest {
     config.put("outbox." + OUTBOX + ".relay-timeout", "10s");
     container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL)
         .config(config)
-        .beans(OutboxMessaging.class, MetricsProbe.class)
+        .beans(OutboxMessaging.class, OutboxMetricsProbe.class)
         .start();
     outbox = container.select(Outbox.class);
     admin = container.select(OutboxAdmin.class);
     workers = container.select(Workers.class);
-    metrics = container.select(MetricsProbe.class);
+    metrics = container.select(OutboxMetricsProbe.class);
   }
 
   @AfterAll

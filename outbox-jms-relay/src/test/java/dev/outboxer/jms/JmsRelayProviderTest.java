@@ -1,5 +1,6 @@
 package dev.outboxer.jms;
 
+import dev.outboxer.testing.TestRelayBatch;
 import static dev.outboxer.jms.JmsRelayTest.ids;
 import static dev.outboxer.jms.TestRecords.json;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,7 +65,7 @@ class JmsRelayProviderTest {
     Relay relay = provider.create(context(Map.of(
         "connection-factory", "jms/jndiFactory", "destination", "jms/jndiQueue")));
 
-    relay.relay(RecordingRelayBatch.of(Ordering.GROUP, json(1, "a", "T", "{}")));
+    relay.relay(TestRelayBatch.of(Ordering.GROUP, json(1, "a", "T", "{}")));
 
     assertThat(ids(broker.receive("jndi.orders", 1, 1000))).containsExactly(1L);
     relay.close();
@@ -76,7 +77,7 @@ class JmsRelayProviderTest {
     // @Default ConnectionFactory bean is used; the destination comes from its @Named producer.
     Relay relay = provider.create(context(Map.of("destination", "jms/cdiQueue")));
 
-    relay.relay(RecordingRelayBatch.of(Ordering.GROUP, json(2, "a", "T", "{}")));
+    relay.relay(TestRelayBatch.of(Ordering.GROUP, json(2, "a", "T", "{}")));
 
     assertThat(ids(broker.receive("cdi.orders", 1, 1000))).containsExactly(2L);
     relay.close();

@@ -1,5 +1,6 @@
 package dev.outboxer.jms;
 
+import dev.outboxer.testing.OutboxMetricsProbe;
 import static dev.outboxer.jms.JmsMessageProperties.JMSX_GROUP_ID;
 import static dev.outboxer.jms.JmsMessageProperties.OUTBOX_CONTENT_TYPE;
 import static dev.outboxer.jms.JmsMessageProperties.OUTBOX_GROUP_KEY;
@@ -60,7 +61,7 @@ class JmsRelayThroughOutboxTest {
   private Outbox outbox;
   private OutboxAdmin admin;
   private WorkerTransactionProbe probe;
-  private MetricsProbe metrics;
+  private OutboxMetricsProbe metrics;
 
   @BeforeAll
   void start() throws Exception {
@@ -74,12 +75,12 @@ class JmsRelayThroughOutboxTest {
     config.put("outbox.missing.max-attempts", "1");
     container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL)
         .config(config)
-        .beans(OutboxMessaging.class, MetricsProbe.class)
+        .beans(OutboxMessaging.class, OutboxMetricsProbe.class)
         .start();
     outbox = container.select(Outbox.class);
     admin = container.select(OutboxAdmin.class);
     probe = container.select(OutboxMessaging.class).probe();
-    metrics = container.select(MetricsProbe.class);
+    metrics = container.select(OutboxMetricsProbe.class);
   }
 
   static void outboxConfig(

@@ -1,5 +1,6 @@
 package dev.outboxer.jms;
 
+import dev.outboxer.testing.TestRelayBatch;
 import static dev.outboxer.jms.JmsRelayTest.ids;
 import static dev.outboxer.jms.JmsRelayTest.relay;
 import static dev.outboxer.jms.TestRecords.json;
@@ -64,7 +65,7 @@ class JmsRelayTransactionTest {
   @Test
   void withAnXaFactoryTheSendsBecomeVisibleOnlyWhenTheTransactionCommits() throws Exception {
     broker.createQueue("xa.commit");
-    RecordingRelayBatch batch = RecordingRelayBatch.of(Ordering.GROUP,
+    TestRelayBatch batch = TestRelayBatch.of(Ordering.GROUP,
         json(1, "a", "T", "{}"), json(2, "b", "T", "{}"), json(3, "a", "T", "{}"));
 
     tm.begin();
@@ -80,7 +81,7 @@ class JmsRelayTransactionTest {
   @Test
   void withAnXaFactoryARollbackAfterTheSendLeavesTheQueueEmpty() throws Exception {
     broker.createQueue("xa.rollback");
-    RecordingRelayBatch batch = RecordingRelayBatch.of(Ordering.GROUP,
+    TestRelayBatch batch = TestRelayBatch.of(Ordering.GROUP,
         json(11, "a", "T", "{}"), json(12, null, "T", "{}"));
 
     tm.begin();
@@ -95,7 +96,7 @@ class JmsRelayTransactionTest {
   @Test
   void withAnXaFactoryACommitThatFailsInPrepareAlsoUndoesTheSend() throws Exception {
     broker.createQueue("xa.failed-commit");
-    RecordingRelayBatch batch = RecordingRelayBatch.of(Ordering.GROUP, json(21, "a", "T", "{}"));
+    TestRelayBatch batch = TestRelayBatch.of(Ordering.GROUP, json(21, "a", "T", "{}"));
 
     tm.begin();
     relay(jtaAwareFactory, "xa.failed-commit").relay(batch);
@@ -111,7 +112,7 @@ class JmsRelayTransactionTest {
   @Test
   void withAnXaFactoryABrokerRefusalFailsTheCommitSoTheWholeBatchIsRetried() throws Exception {
     broker.createQueue("forbidden.xa");
-    RecordingRelayBatch batch = RecordingRelayBatch.of(Ordering.GROUP,
+    TestRelayBatch batch = TestRelayBatch.of(Ordering.GROUP,
         json(25, "a", "T", "{}"), json(26, "b", "T", "{}"));
 
     tm.begin();
@@ -128,7 +129,7 @@ class JmsRelayTransactionTest {
   @Test
   void withAPlainFactoryTheSendsAreDeliveredBeforeTheTransactionEnds() throws Exception {
     broker.createQueue("plain");
-    RecordingRelayBatch batch = RecordingRelayBatch.of(Ordering.GROUP, json(31, "a", "T", "{}"));
+    TestRelayBatch batch = TestRelayBatch.of(Ordering.GROUP, json(31, "a", "T", "{}"));
 
     tm.begin();
     relay(broker.connectionFactory(), "plain").relay(batch);
@@ -147,22 +148,22 @@ class JmsRelayTransactionTest {
     int perWorker = 25;
     ExecutorService pool = Executors.newFixedThreadPool(workers);
     try {
-      List<Future<RecordingRelayBatch>> results = new ArrayList<>();
+      List<Future<TestRelayBatch>> results = new ArrayList<>();
       for (int w = 0; w < workers; w++) {
         String group = "partition-" + w;
         OutboxRecord[] records = LongStream.range(0, perWorker)
             .mapToObj(i -> json(1000 + i * workers, group, "T", "{}"))
             .toArray(OutboxRecord[]::new);
         results.add(pool.submit(() -> {
-          RecordingRelayBatch batch = RecordingRelayBatch.of(Ordering.GROUP, records);
+          TestRelayBatch batch = TestRelayBatch.of(Ordering.GROUP, records);
           tm.begin();
           relay.relay(batch);
           tm.commit();
           return batch;
         }));
       }
-      for (Future<RecordingRelayBatch> result : results) {
-        RecordingRelayBatch batch = result.get();
+      for (Future<TestRelayBatch> result : results) {
+        TestRelayBatch batch = result.get();
         assertThat(batch.records()).allMatch(batch::confirmed);
       }
     } finally {

@@ -1,5 +1,6 @@
 package dev.outboxer.kafka;
 
+import dev.outboxer.testing.OutboxMetricsProbe;
 import dev.outboxer.Outbox;
 import dev.outboxer.OutboxAdmin;
 import dev.outboxer.OutboxMessage;

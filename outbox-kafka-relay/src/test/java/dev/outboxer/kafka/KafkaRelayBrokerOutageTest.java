@@ -1,5 +1,6 @@
 package dev.outboxer.kafka;
 
+import dev.outboxer.testing.TestRelayBatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxer.Ordering;
@@ -62,7 +63,7 @@ class KafkaRelayBrokerOutageTest {
             KAFKA.start();
           });
         }
-        RecordingRelayBatch batch = new RecordingRelayBatch(Ordering.GROUP,
+        TestRelayBatch batch = new TestRelayBatch(Ordering.GROUP,
             pending.subList(0, Math.min(40, pending.size())), RELAY_TIMEOUT);
         batch.records().forEach(r -> timesRelayed.merge(r.id(), 1, Integer::sum));
         long start = System.nanoTime();

@@ -1,12 +1,13 @@
 package dev.outboxer.kafka;
 
+import dev.outboxer.testing.TestRelayBatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxer.Ordering;
 import dev.outboxer.OutboxException;
-import dev.outboxer.kafka.RecordingRelayBatch.Confirmed;
-import dev.outboxer.kafka.RecordingRelayBatch.Failed;
+import dev.outboxer.testing.TestRelayBatch.Confirmed;
+import dev.outboxer.testing.TestRelayBatch.Failed;
 import dev.outboxer.kafka.TopicReader.Received;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.spi.Relay;
@@ -57,14 +58,14 @@ class KafkaRelayTest {
       byPartition.computeIfAbsent(partition, p -> new ArrayList<>())
           .add(records.next(partition, key));
     }
-    List<RecordingRelayBatch> batches = new ArrayList<>();
+    List<TestRelayBatch> batches = new ArrayList<>();
     try (Relay relay = relay(KAFKA, topic, RELAY_TIMEOUT, Map.of())) {
       ExecutorService workers = Executors.newFixedThreadPool(4);
-      List<Future<List<RecordingRelayBatch>>> done = new ArrayList<>();
+      List<Future<List<TestRelayBatch>>> done = new ArrayList<>();
       for (List<OutboxRecord> partitionRecords : byPartition.values()) {
         done.add(workers.submit(() -> relayInBatches(relay, partitionRecords, 50)));
       }
-      for (Future<List<RecordingRelayBatch>> worker : done) {
+      for (Future<List<TestRelayBatch>> worker : done) {
         batches.addAll(worker.get());
       }
       workers.shutdown();
@@ -117,8 +118,8 @@ class KafkaRelayTest {
     OutboxRecord b1 = records.next(0, "b");
     OutboxRecord n1 = records.next(0, null);
     OutboxRecord b2 = records.next(0, "b");
-    RecordingRelayBatch batch =
-        new RecordingRelayBatch(ordering, List.of(a1, a2, a3, b1, n1, b2), RELAY_TIMEOUT);
+    TestRelayBatch batch =
+        new TestRelayBatch(ordering, List.of(a1, a2, a3, b1, n1, b2), RELAY_TIMEOUT);
 
     try (Relay relay = relay(KAFKA, topic, RELAY_TIMEOUT, Map.of())) {
       relay.relay(batch);
@@ -146,7 +147,7 @@ class KafkaRelayTest {
   void anUnknownTopicFailsTheBatchFastWithAMessageNamingTheTopic() throws Exception {
     Duration relayTimeout = Duration.ofSeconds(8); // max.block.ms becomes 2 s
     OutboxRecord first = records.next(0, "a");
-    RecordingRelayBatch batch = new RecordingRelayBatch(Ordering.GROUP,
+    TestRelayBatch batch = new TestRelayBatch(Ordering.GROUP,
         List.of(first, records.next(0, "b"), records.next(0, "a")), relayTimeout);
 
     long start = System.nanoTime();
@@ -171,17 +172,17 @@ class KafkaRelayTest {
     Relay relay = relay(KAFKA, "orders-closed", RELAY_TIMEOUT, Map.of());
     relay.close();
 
-    assertThatThrownBy(() -> relay.relay(new RecordingRelayBatch(Ordering.GROUP,
+    assertThatThrownBy(() -> relay.relay(new TestRelayBatch(Ordering.GROUP,
             List.of(records.next(0, "a")), RELAY_TIMEOUT)))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("outbox 'orders' is closed");
   }
 
-  static List<RecordingRelayBatch> relayInBatches(Relay relay, List<OutboxRecord> all, int size)
+  static List<TestRelayBatch> relayInBatches(Relay relay, List<OutboxRecord> all, int size)
       throws Exception {
-    List<RecordingRelayBatch> batches = new ArrayList<>();
+    List<TestRelayBatch> batches = new ArrayList<>();
     for (int from = 0; from < all.size(); from += size) {
-      RecordingRelayBatch batch = new RecordingRelayBatch(Ordering.GROUP,
+      TestRelayBatch batch = new TestRelayBatch(Ordering.GROUP,
           all.subList(from, Math.min(all.size(), from + size)), RELAY_TIMEOUT);
       relay.relay(batch);
       batch.end();
@@ -190,7 +191,7 @@ class KafkaRelayTest {
     return batches;
   }
 
-  static boolean confirmed(RecordingRelayBatch batch, OutboxRecord record) {
+  static boolean confirmed(TestRelayBatch batch, OutboxRecord record) {
     return batch.outcome(record) instanceof Confirmed;
   }
 }

@@ -1,5 +1,6 @@
 package dev.outboxer.kafka;
 
+import dev.outboxer.testing.OutboxMetricsProbe;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

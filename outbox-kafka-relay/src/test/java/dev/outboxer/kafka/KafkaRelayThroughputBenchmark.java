@@ -1,5 +1,6 @@
 package dev.outboxer.kafka;
 
+import dev.outboxer.testing.TestRelayBatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxer.Ordering;
@@ -84,7 +85,7 @@ class KafkaRelayThroughputBenchmark {
       throws Exception {
     long unconfirmed = 0;
     for (int from = 0; from < records.size(); from += BATCH) {
-      RecordingRelayBatch batch = new RecordingRelayBatch(ordering,
+      TestRelayBatch batch = new TestRelayBatch(ordering,
           records.subList(from, Math.min(records.size(), from + BATCH)), RELAY_TIMEOUT);
       relay.relay(batch);
       batch.end();
@@ -92,7 +93,7 @@ class KafkaRelayThroughputBenchmark {
       batch.failed().stream().findFirst().ifPresent(failed -> System.out.printf(
           "BENCHMARK batch at id %d: %d failed, %d unconfirmed, first cause %s%n",
           batch.records().get(0).id(), batch.failed().size(), batch.unconfirmed().size(),
-          ((RecordingRelayBatch.Failed) batch.outcome(failed)).cause()));
+          ((TestRelayBatch.Failed) batch.outcome(failed)).cause()));
     }
     return unconfirmed;
   }

@@ -1,4 +1,4 @@
-package dev.outboxer.kafka;
+package dev.outboxer.testing;
 
 import dev.outboxer.Ordering;
 import dev.outboxer.spi.OutboxRecord;
@@ -14,19 +14,22 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
 /**
- * A test stand-in for the core's batch: the records, the outcomes reported for them (first report
- * wins; reports after {@link #end()} or after the deadline are ignored, as in the core) and
- * heldBack per ordering unit: the group key in GROUP mode (a null key is a unit of its own), the
- * whole batch in TOTAL, each record in NONE. A confirmation of a held-back record is recorded as a
- * {@linkplain #violations() contract violation}.
+ * A stand-in for the core's batch, for testing a relay on its own: the records, the outcomes
+ * reported for them (first report wins; reports after {@link #end()} or after the deadline are
+ * ignored, as in the core) and {@code heldBack} per ordering unit: the group key in GROUP mode (a
+ * null key is a unit of its own), the whole batch in TOTAL, each record in NONE. A confirmation of
+ * a held-back record is recorded as a {@linkplain #violations() contract violation}. Thread-safe.
  */
-final class RecordingRelayBatch implements RelayBatch {
+public final class TestRelayBatch implements RelayBatch {
 
-  sealed interface Outcome permits Confirmed, Failed {}
+  /** What happened to a record. */
+  public sealed interface Outcome permits Confirmed, Failed {}
 
-  record Confirmed() implements Outcome {}
+  /** The relay confirmed the record. */
+  public record Confirmed() implements Outcome {}
 
-  record Failed(Throwable cause) implements Outcome {}
+  /** The relay reported the record failed. */
+  public record Failed(Throwable cause) implements Outcome {}
 
   private final String outbox;
   private final int partition;
@@ -39,41 +42,31 @@ final class RecordingRelayBatch implements RelayBatch {
   private final List<String> violations = new CopyOnWriteArrayList<>();
   private volatile boolean ended;
 
-  RecordingRelayBatch(Ordering ordering, List<OutboxRecord> records, Duration timeout) {
-    this.outbox = records.get(0).outbox();
+  public TestRelayBatch(String outbox, Ordering ordering, Instant deadline, List<OutboxRecord> records) {
+    this.outbox = outbox;
     this.partition = records.get(0).partition();
     this.ordering = ordering;
     this.records = List.copyOf(records);
-    this.deadline = Instant.now().plus(timeout);
+    this.deadline = deadline;
     for (int i = 0; i < this.records.size(); i++) {
       indexById.put(this.records.get(i).id(), i);
     }
   }
 
-  @Override
-  public String outbox() {
-    return outbox;
+  public TestRelayBatch(Ordering ordering, List<OutboxRecord> records, Duration timeout) {
+    this(records.get(0).outbox(), ordering, Instant.now().plus(timeout), records);
   }
 
-  @Override
-  public int partition() {
-    return partition;
+  /** A batch whose deadline is a minute away. */
+  public static TestRelayBatch of(Ordering ordering, OutboxRecord... records) {
+    return new TestRelayBatch(ordering, List.of(records), Duration.ofMinutes(1));
   }
 
-  @Override
-  public Ordering ordering() {
-    return ordering;
-  }
-
-  @Override
-  public List<OutboxRecord> records() {
-    return records;
-  }
-
-  @Override
-  public Instant deadline() {
-    return deadline;
-  }
+  @Override public String outbox() { return outbox; }
+  @Override public int partition() { return partition; }
+  @Override public Ordering ordering() { return ordering; }
+  @Override public List<OutboxRecord> records() { return records; }
+  @Override public Instant deadline() { return deadline; }
 
   @Override
   public void confirm(OutboxRecord record) {
@@ -94,29 +87,46 @@ final class RecordingRelayBatch implements RelayBatch {
     return firstFailure != null && firstFailure < indexOf(record);
   }
 
-  /** Ends the batch like the core does when relay returns: later reports are ignored. */
-  void end() {
+  /** Ends the batch like the core does when {@code relay} returns: later reports are ignored. */
+  public void end() {
     ended = true;
   }
 
-  Outcome outcome(OutboxRecord record) {
+  /** The outcome reported for a record, or null if none was. */
+  public Outcome outcome(OutboxRecord record) {
     return outcomes.get(record.id());
   }
 
-  List<OutboxRecord> confirmed() {
-    return records.stream().filter(r -> outcome(r) instanceof Confirmed).toList();
+  public Map<Long, Outcome> outcomes() {
+    return Map.copyOf(outcomes);
   }
 
-  List<OutboxRecord> failed() {
+  public boolean confirmed(OutboxRecord record) {
+    return outcome(record) instanceof Confirmed;
+  }
+
+  /** The cause the record failed with; fails the test if it did not fail. */
+  public Throwable failure(OutboxRecord record) {
+    if (outcome(record) instanceof Failed failed) {
+      return failed.cause();
+    }
+    throw new AssertionError(record + " did not fail; its outcome is " + outcome(record));
+  }
+
+  public List<OutboxRecord> confirmed() {
+    return records.stream().filter(this::confirmed).toList();
+  }
+
+  public List<OutboxRecord> failed() {
     return records.stream().filter(r -> outcome(r) instanceof Failed).toList();
   }
 
   /** Records not confirmed: what the core keeps pending (failed, held back or unreported). */
-  List<OutboxRecord> unconfirmed() {
-    return records.stream().filter(r -> !(outcome(r) instanceof Confirmed)).toList();
+  public List<OutboxRecord> unconfirmed() {
+    return records.stream().filter(r -> !confirmed(r)).toList();
   }
 
-  List<String> violations() {
+  public List<String> violations() {
     return violations;
   }
 

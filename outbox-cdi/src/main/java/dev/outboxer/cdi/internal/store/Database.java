@@ -56,6 +56,19 @@ public class Database {
           .orElseThrow(() -> new OutboxException("Outboxer has not detected the database yet and cannot probe it inside"
               + " the caller's transaction: set outbox.database (postgresql, mariadb, h2 or derby)"));
     }
+    // Providers that hand out the transaction's JDBC connection (EclipseLink) tell the product name
+    // without a statement that fails on the other databases: EclipseLink logs each failed probe as a
+    // warning with a stack trace, twice per start on Derby.
+    try {
+      Optional<SqlDialect> fromMetadata = transactions.inNewTransaction(Duration.ofSeconds(30),
+          () -> fromConnection(entityManagers.entityManager()));
+      if (fromMetadata.isPresent()) {
+        LOG.info("Outboxer detected the database: " + fromMetadata.get().configValue() + " (JDBC metadata)");
+        return fromMetadata.get();
+      }
+    } catch (Exception notAvailable) {
+      LOG.log(Level.FINE, "Reading the database product from the JDBC connection failed; probing", notAvailable);
+    }
     for (int i = 0; i < PROBES.length; i++) {
       String sql = PROBES[i];
       String fixedName = PROBE_NAMES[i];

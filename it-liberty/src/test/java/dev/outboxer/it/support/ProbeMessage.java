@@ -1,0 +1,6 @@
+package dev.outboxer.it.support;
+
+import dev.outboxer.OutboxMessage;
+
+/** Published to the test-only outbox "probe". */
+public record ProbeMessage(String text) implements OutboxMessage {}

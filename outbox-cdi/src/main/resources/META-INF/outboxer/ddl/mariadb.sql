@@ -21,8 +21,9 @@ CREATE TABLE outbox_message (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 -- Workers: the pending rows of one partition, by id.
 CREATE INDEX outbox_message_partition_idx ON outbox_message (outbox, partition_no, status, id);
--- Workers: "is an earlier message of this group waiting for a retry?"
-CREATE INDEX outbox_message_group_idx ON outbox_message (outbox, partition_no, group_key, id);
+-- Workers: "is an earlier message of this group waiting for a retry?" Keyed on the retry time, so the
+-- check reads only messages that failed, not every earlier (or deleted, not yet vacuumed) one.
+CREATE INDEX outbox_message_group_idx ON outbox_message (outbox, partition_no, group_key, next_attempt_at);
 -- Counts, dead-letter listing and revival per outbox.
 CREATE INDEX outbox_message_status_idx ON outbox_message (outbox, status, id);
 

@@ -191,6 +191,11 @@ public class RecordingRelay implements Relay {
     return confirmedNanos.get(id);
   }
 
+  /** Batches being relayed right now, on any partition. */
+  public int batchesInFlight() {
+    return activeBatches.values().stream().mapToInt(AtomicInteger::get).sum();
+  }
+
   public int batches() {
     return batches.get();
   }

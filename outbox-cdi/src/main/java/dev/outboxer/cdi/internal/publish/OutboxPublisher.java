@@ -76,6 +76,11 @@ public class OutboxPublisher implements Outbox {
           + " a " + message.getClass().getName() + ". Nothing was written.", e);
     }
     check(outbox, payload != null, codec.getClass().getName() + " returned no payload");
+    String contentType = codec.contentType();
+    check(outbox, contentType != null && !contentType.isBlank()
+        && contentType.length() <= OutboxMessageEntity.MAX_CONTENT_TYPE_LENGTH,
+        codec.getClass().getName() + " states no content type of 1 to " + OutboxMessageEntity.MAX_CONTENT_TYPE_LENGTH
+            + " characters");
     String storedHeaders = codecs.encodeHeaders(headers);
     check(outbox, storedHeaders == null || storedHeaders.length() <= OutboxMessageEntity.MAX_HEADERS_LENGTH,
         "the headers take more than " + OutboxMessageEntity.MAX_HEADERS_LENGTH + " characters");
@@ -94,7 +99,7 @@ public class OutboxPublisher implements Outbox {
     int partition = groupKey == null
         ? GroupHash.partitionOfUngrouped(id, settings.partitions())
         : GroupHash.partition(groupKey, settings.partitions());
-    em.persist(new OutboxMessageEntity(id, outbox, partition, groupKey, type, codec.contentType(), payload,
+    em.persist(new OutboxMessageEntity(id, outbox, partition, groupKey, type, contentType, payload,
         storedHeaders, time.nowUtc()));
     AfterCommit.record(transactions.registry(), outbox, partition, (published, count) -> {
       metrics.published(published.getKey(), count);

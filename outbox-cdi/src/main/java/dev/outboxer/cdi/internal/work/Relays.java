@@ -39,10 +39,6 @@ public class Relays {
     return names;
   }
 
-  public boolean exists(String name) {
-    return provider(name).isPresent() || relayBeans.select(NamedLiteral.of(name)).isResolvable();
-  }
-
   /** Creates (provider) or looks up (bean) the relay of an outbox. Provider-created relays are closed by {@link #closeAll()}. */
   public synchronized Relay relayFor(OutboxSettings settings) {
     Optional<RelayProvider> provider = provider(settings.relay());

@@ -47,6 +47,22 @@ public final class Durations {
         "expected a number with a unit (500ms, 30s, 5m, 2h, 1d) or an ISO-8601 duration (PT30S)");
   }
 
+  /**
+   * The {@code step}-th of a series that starts at {@code min} and doubles up to {@code max}: step
+   * 1 is {@code min}, step 2 twice that, and so on, never more than {@code max}. Used for retry
+   * backoff and for idle polling.
+   */
+  public static Duration doubling(Duration min, Duration max, long step) {
+    long first = min.toMillis();
+    long last = max.toMillis();
+    long doublings = Math.max(0, step - 1);
+    // Past 62 doublings the shift overflows; any such delay is capped anyway.
+    if (doublings >= 62 || first > (last >> doublings)) {
+      return max;
+    }
+    return Duration.ofMillis(Math.min(last, first << doublings));
+  }
+
   /** Formats a duration the way users write it, for messages. */
   public static String format(Duration duration) {
     long millis = duration.toMillis();

@@ -41,14 +41,7 @@ public record OutboxSettings(
   }
 
   /** The delay before retry number {@code failures + 1}: doubling from backoff.min, capped at backoff.max. */
-  public Duration backoffAfter(int failures) {
-    long min = backoffMin.toMillis();
-    long max = backoffMax.toMillis();
-    int doublings = Math.max(0, failures - 1);
-    // Past 62 doublings the shift overflows; any such delay is capped anyway.
-    if (doublings >= 62 || min > (max >> doublings)) {
-      return backoffMax;
-    }
-    return Duration.ofMillis(Math.min(max, min << doublings));
+  public Duration backoffAfter(long failures) {
+    return Durations.doubling(backoffMin, backoffMax, failures);
   }
 }

@@ -1,6 +1,7 @@
 package dev.outboxer.cdi.internal.work;
 
 import dev.outboxer.cdi.internal.cdi.TimeSource;
+import dev.outboxer.cdi.internal.config.Durations;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
 import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
 import dev.outboxer.spi.Relay;
@@ -100,11 +101,8 @@ final class PartitionWorker {
 
   /** Idle polling slows down, doubling from poll-interval to max-poll-interval. Publishing on this node wakes it anyway. */
   private Duration idleDelay() {
-    idleRuns = Math.min(idleRuns + 1, 30);
-    long poll = settings.pollInterval().toMillis();
-    long max = settings.maxPollInterval().toMillis();
-    long delay = poll > (max >> Math.min(idleRuns - 1, 30)) ? max : Math.min(max, poll << (idleRuns - 1));
-    return untilRetry(Duration.ofMillis(delay));
+    idleRuns = Math.min(idleRuns + 1, 64);
+    return untilRetry(Durations.doubling(settings.pollInterval(), settings.maxPollInterval(), idleRuns));
   }
 
   /** Never sleep past a retry time this worker knows about. */
@@ -129,7 +127,7 @@ final class PartitionWorker {
   private Duration batchFailed(Exception e) {
     failedBatches++;
     metrics.batchFailed(settings.name());
-    Duration delay = settings.backoffAfter((int) Math.min(failedBatches, Integer.MAX_VALUE));
+    Duration delay = settings.backoffAfter(failedBatches);
     failedBatchesNotBeforeNanos = System.nanoTime() + delay.toNanos();
     // Said once, then at 10, 100, 1000... failures in a row: an outage must not flood the log.
     boolean loud = failedBatches == 1 || Long.toString(failedBatches).matches("10+");

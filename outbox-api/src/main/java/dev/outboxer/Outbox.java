@@ -37,9 +37,13 @@ public interface Outbox {
    * @param message the message; its payload is encoded now, so later changes to the object are not
    *     seen
    * @return the message id, unique across all outboxes and increasing in insertion order
-   * @throws OutboxTransactionRequiredException if no JTA transaction is active; nothing is written
+   * @throws OutboxTransactionRequiredException if no JTA transaction is active, or the active one is
+   *     marked for rollback; nothing is written
    * @throws UnknownOutboxException if the type has no {@code @Outboxed} annotation, or names an
    *     outbox that is not configured
+   * @throws InvalidOutboxMessageException if the message is {@code null}, or a field of it cannot
+   *     be stored or delivered (see the README's bad-input table); nothing is written and the
+   *     transaction is left as it was
    * @throws OutboxException if the payload cannot be encoded or the row cannot be written; the
    *     transaction is then marked for rollback only if the database call itself failed
    */
@@ -51,8 +55,11 @@ public interface Outbox {
    * @param outbox the outbox name, as in {@code outbox.<name>.relay}
    * @param message the message
    * @return the message id, unique across all outboxes and increasing in insertion order
-   * @throws OutboxTransactionRequiredException if no JTA transaction is active; nothing is written
+   * @throws OutboxTransactionRequiredException if no JTA transaction is active, or the active one is
+   *     marked for rollback; nothing is written
    * @throws UnknownOutboxException if no outbox of that name is configured
+   * @throws InvalidOutboxMessageException if the message is {@code null} or cannot be stored or
+   *     delivered; nothing is written
    * @throws OutboxException if the payload cannot be encoded or the row cannot be written
    */
   long publish(String outbox, OutboxMessage message);

@@ -3,12 +3,19 @@ package dev.outboxer;
 import java.util.List;
 
 /**
- * Operations on an outbox's backlog: counts for monitoring, and the two ways out for a message that
- * cannot be delivered.
+ * Operations on an outbox's backlog: what it holds, what holds it up, and the two ways out for a
+ * message that cannot be delivered.
  *
  * <p>Each method runs in the caller's JTA transaction if one is active, and in a transaction of its
  * own otherwise. All methods throw {@link UnknownOutboxException} for an outbox that is not
- * configured.
+ * configured, and {@link IllegalArgumentException} for a {@code limit} below 1.
+ *
+ * <h2>Admin operations and batches in flight</h2>
+ * A worker that is relaying a batch holds its partition until the batch's transaction ends. {@link
+ * #discard} and {@link #discardAll} wait for that (at most the outbox's {@code
+ * transaction-timeout}) before they remove anything, so a discarded message is never relayed
+ * afterwards, and their results say truthfully what happened. Dead messages are never part of a
+ * batch, so {@link #retryDead} and the other dead-letter operations do not wait.
  */
 public interface OutboxAdmin {
 
@@ -22,15 +29,59 @@ public interface OutboxAdmin {
   OutboxCounts counts(String outbox);
 
   /**
+   * Lists the outbox's partitions with their last claim (owner node, fencing token, time) and
+   * their backlog.
+   *
+   * @param outbox the outbox name
+   * @return one entry per partition in force, by partition number
+   */
+  List<PartitionStatus> partitions(String outbox);
+
+  /**
+   * Lists the messages that wait for a retry, each holding back the later messages of its group,
+   * soonest retry first.
+   *
+   * @param outbox the outbox name
+   * @param limit the maximum number of entries
+   * @return the blocked groups, at most {@code limit}
+   */
+  List<BlockedGroup> blockedGroups(String outbox, int limit);
+
+  /**
    * Removes one pending or dead message, for good. A group blocked by that message (with {@code
    * max-attempts=infinity}) moves on to its next message.
+   *
+   * <p>If the message is in a batch being relayed, this waits until that batch's transaction has
+   * ended: if the batch delivered it, there is nothing left to discard ({@code false}); otherwise
+   * it is removed and never sent.
    *
    * @param outbox the outbox name
    * @param id the message id
    * @return {@code true} if the message was removed, {@code false} if no such message was left (it
-   *     may just have been relayed)
+   *     was relayed, discarded already, or never existed)
+   * @throws OutboxException if the message's partition stayed busy for longer than the outbox's
+   *     {@code transaction-timeout}; nothing was removed
    */
   boolean discard(String outbox, long id);
+
+  /**
+   * Removes several pending or dead messages, as {@link #discard(String, long)} does for one.
+   *
+   * @param outbox the outbox name
+   * @param ids the message ids
+   * @return how many were removed; ids that were not left are not counted
+   * @throws OutboxException if a partition stayed busy for too long; nothing was removed
+   */
+  int discardAll(String outbox, long... ids);
+
+  /**
+   * Removes every dead message of one group.
+   *
+   * @param outbox the outbox name
+   * @param groupKey the group key
+   * @return how many were removed
+   */
+  int discardDeadGroup(String outbox, String groupKey);
 
   /**
    * Revives dead messages: they become pending again with their attempts reset, keep their
@@ -45,12 +96,32 @@ public interface OutboxAdmin {
   int retryDead(String outbox, long... ids);
 
   /**
+   * Revives every dead message of one group, as {@link #retryDead} does.
+   *
+   * @param outbox the outbox name
+   * @param groupKey the group key
+   * @return how many messages were revived
+   */
+  int retryDeadGroup(String outbox, String groupKey);
+
+  /**
    * Lists dead messages, oldest id first, with their last error and attempt count.
    *
    * @param outbox the outbox name
    * @param limit the maximum number of messages to return, at least 1
    * @return the dead messages, at most {@code limit}
-   * @throws IllegalArgumentException if {@code limit} is less than 1
    */
   List<DeadMessage> dead(String outbox, int limit);
+
+  /**
+   * Lists dead messages page by page, oldest id first, optionally of one group.
+   *
+   * @param outbox the outbox name
+   * @param groupKey only messages of this group; {@code null} for every group
+   * @param afterId only messages with a greater id: 0 for the first page, the last id of a page for
+   *     the next
+   * @param limit the page size, at least 1
+   * @return the page, at most {@code limit} messages; empty after the last page
+   */
+  List<DeadMessage> dead(String outbox, String groupKey, long afterId, int limit);
 }

@@ -27,7 +27,23 @@ package dev.outboxer.spi;
  *       later). A confirmation of a record after a failed one of the same unit is not honoured: the
  *       record stays pending and is sent again in order, which the consumer sees as a
  *       duplicate.</li>
+ *   <li><b>Fencing.</b> The relay asks {@link RelayBatch#heldBack(OutboxRecord)} before sending
+ *       each record and sends nothing once it answers {@code true} for every record because the
+ *       batch's claim may have lapsed ({@link RelayBatch#claimHeld()}). It passes the batch's
+ *       {@linkplain RelayBatch#fencingToken() fencing token} with every record, and a destination
+ *       that can compare tokens refuses a record whose token is lower than one it already accepted
+ *       for the same outbox and partition. Without either, a node paused past its lease could
+ *       deliver a stale batch after the next owner's batch: see {@link RelayBatch}.</li>
+ *   <li>How Outboxer handles a relay that breaks the contract, each logged at WARNING: a
+ *       confirmation or failure of a record that is not in the batch is ignored (the record is not
+ *       part of this transaction); a second report of a record is ignored (the first wins); a
+ *       report after {@code relay} returned or after the deadline is ignored; a record left
+ *       unreported counts as failed (unless rightly held back); an exception from {@code relay}
+ *       fails every unreported record with it.</li>
  * </ul>
+ *
+ * <p>A relay bean that also implements {@link MessageConstraints} has its constraints checked at
+ * every publish, like a provider's.
  *
  * <p>Implementations must be thread-safe: the workers of an outbox's partitions call the same relay
  * concurrently, one batch per partition at a time.

@@ -41,6 +41,8 @@ public final class TestRelayBatch implements RelayBatch {
   private final Map<Object, Integer> firstFailureByUnit = new ConcurrentHashMap<>();
   private final List<String> violations = new CopyOnWriteArrayList<>();
   private volatile boolean ended;
+  private volatile long fencingToken = 1;
+  private volatile boolean claimLost;
 
   public TestRelayBatch(String outbox, Ordering ordering, Instant deadline, List<OutboxRecord> records) {
     this.outbox = outbox;
@@ -67,6 +69,19 @@ public final class TestRelayBatch implements RelayBatch {
   @Override public Ordering ordering() { return ordering; }
   @Override public List<OutboxRecord> records() { return records; }
   @Override public Instant deadline() { return deadline; }
+  @Override public long fencingToken() { return fencingToken; }
+  @Override public boolean claimHeld() { return !claimLost; }
+
+  /** Sets the token this batch reports (1 by default). */
+  public TestRelayBatch fencingToken(long token) {
+    this.fencingToken = token;
+    return this;
+  }
+
+  /** Makes the claim lapse, as a worker paused past its lease would see it: every record is held back from now on. */
+  public void loseClaim() {
+    claimLost = true;
+  }
 
   @Override
   public void confirm(OutboxRecord record) {
@@ -83,6 +98,9 @@ public final class TestRelayBatch implements RelayBatch {
 
   @Override
   public boolean heldBack(OutboxRecord record) {
+    if (claimLost) {
+      return true;
+    }
     Integer firstFailure = firstFailureByUnit.get(unit(record));
     return firstFailure != null && firstFailure < indexOf(record);
   }

@@ -91,6 +91,37 @@ public class OutboxAdminBean implements OutboxAdmin {
         .toList();
   }
 
+  // Interim: the new admin operations land with the fenced partition store.
+  @Override
+  public java.util.List<dev.outboxer.PartitionStatus> partitions(String outbox) {
+    throw new UnsupportedOperationException("partitions: not implemented yet");
+  }
+
+  @Override
+  public java.util.List<dev.outboxer.BlockedGroup> blockedGroups(String outbox, int limit) {
+    throw new UnsupportedOperationException("blockedGroups: not implemented yet");
+  }
+
+  @Override
+  public int discardAll(String outbox, long... ids) {
+    throw new UnsupportedOperationException("discardAll: not implemented yet");
+  }
+
+  @Override
+  public int discardDeadGroup(String outbox, String groupKey) {
+    throw new UnsupportedOperationException("discardDeadGroup: not implemented yet");
+  }
+
+  @Override
+  public int retryDeadGroup(String outbox, String groupKey) {
+    throw new UnsupportedOperationException("retryDeadGroup: not implemented yet");
+  }
+
+  @Override
+  public List<DeadMessage> dead(String outbox, String groupKey, long afterId, int limit) {
+    throw new UnsupportedOperationException("dead paging: not implemented yet");
+  }
+
   private void wakeAfterCommit(String outbox) {
     transactions.registry().registerInterposedSynchronization(new Synchronization() {
       @Override

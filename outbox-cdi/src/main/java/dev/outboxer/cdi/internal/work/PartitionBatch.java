@@ -52,6 +52,9 @@ final class PartitionBatch implements RelayBatch {
   @Override public Ordering ordering() { return ordering; }
   @Override public List<OutboxRecord> records() { return records; }
   @Override public Instant deadline() { return deadline; }
+  // Interim until the fenced claim lands: the token is not yet taken from the database.
+  @Override public long fencingToken() { return 1; }
+  @Override public synchronized boolean claimHeld() { return !closed; }
 
   @Override
   public synchronized void confirm(OutboxRecord record) {

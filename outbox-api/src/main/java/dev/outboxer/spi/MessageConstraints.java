@@ -1,0 +1,47 @@
+package dev.outboxer.spi;
+
+/**
+ * What a relay's destination cannot carry, checked by {@link dev.outboxer.Outbox#publish} before
+ * anything is written, so that a message the relay could never deliver is refused at once instead
+ * of failing (and blocking its group) later.
+ *
+ * <p>Outboxer itself already refuses what no destination can carry: {@code null} header names or
+ * values, NUL characters, text that is not valid Unicode, and names in the reserved {@value
+ * StandardHeaders#RESERVED_PREFIX} space. A relay adds its destination's own rules here: a JMS
+ * provider's property rules, an SQS attribute's character set, a broker's maximum record size.
+ *
+ * <p>Obtained from {@link RelayProvider#constraints(RelayContext)} once per outbox at deployment,
+ * on every node (also on nodes that only publish). Implementations must be thread-safe and cheap:
+ * they run inside every {@code publish}.
+ */
+public interface MessageConstraints {
+
+  /** No constraints beyond Outboxer's own. */
+  MessageConstraints NONE = new MessageConstraints() {};
+
+  /**
+   * @param name a header name of a message being published (not null, valid Unicode, no NUL)
+   * @param value its value (same)
+   * @return {@code null} if the destination can carry the header; otherwise why not, as a short
+   *     phrase that completes "header 'x' ...", for example {@code "is longer than 256 characters"}
+   */
+  default String checkHeader(String name, String value) {
+    return null;
+  }
+
+  /**
+   * @return the largest payload, in bytes, the destination accepts; {@link Long#MAX_VALUE} for no
+   *     limit of its own
+   */
+  default long maxPayloadBytes() {
+    return Long.MAX_VALUE;
+  }
+
+  /**
+   * @return the largest total size of the headers (names and values, UTF-8 bytes) the destination
+   *     accepts; {@link Long#MAX_VALUE} for no limit of its own
+   */
+  default long maxHeaderBytes() {
+    return Long.MAX_VALUE;
+  }
+}

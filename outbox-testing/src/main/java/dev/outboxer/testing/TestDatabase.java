@@ -150,6 +150,33 @@ public enum TestDatabase {
     }
   }
 
+  /** Drops Outboxer's tables and sequences (and the test table), leaving an empty database for schema tests. */
+  public void dropSchema() {
+    try (Connection connection = connect(); Statement statement = connection.createStatement()) {
+      connection.setAutoCommit(true);
+      for (String table : TABLES) {
+        executeIgnoringAbsence(statement, "DROP TABLE IF EXISTS " + table);
+      }
+      for (String sequence : SEQUENCES) {
+        executeIgnoringAbsence(statement, "DROP SEQUENCE IF EXISTS " + sequence);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("Could not drop the schema of " + this + " at " + url(), e);
+    }
+  }
+
+  /** Runs statements with autocommit (schema changes in tests). */
+  public void execute(String... sql) {
+    try (Connection connection = connect(); Statement statement = connection.createStatement()) {
+      connection.setAutoCommit(true);
+      for (String each : sql) {
+        statement.execute(each);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("Could not run " + String.join("; ", sql) + " on " + this, e);
+    }
+  }
+
   /** The DDL script Outboxer ships for this database, from the classpath. */
   public String ddl() {
     String resource = "META-INF/outboxer/ddl/" + configValue() + ".sql";

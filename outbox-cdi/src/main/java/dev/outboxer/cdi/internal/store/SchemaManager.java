@@ -64,6 +64,13 @@ public class SchemaManager {
     List<String> missing = transactions.inNewTransaction(Duration.ofSeconds(60), () -> jdbc.call(this::missing));
     boolean created = false;
     if (!missing.isEmpty() && mode == SchemaMode.CREATE && missing.size() == everything(dialect).size()) {
+      if (dialect == Dialect.MARIADB) {
+        // DDL commits implicitly, which MariaDB refuses inside an XA transaction: nothing would be created.
+        throw new OutboxConfigurationException(ConfigKeys.SCHEMA, ConfigKeys.SCHEMA + "=create: MariaDB cannot create"
+            + " tables inside a JTA transaction, and Outboxer reaches the database only through the application's"
+            + " transactions. Create the schema before the application starts, with the script "
+            + dialect.ddlResource() + " in outbox-cdi.jar or the Flyway/Liquibase migrations shipped with it.");
+      }
       transactions.inNewTransaction(Duration.ofSeconds(120), () -> jdbc.call(connection -> {
         create(connection, dialect);
         return null;

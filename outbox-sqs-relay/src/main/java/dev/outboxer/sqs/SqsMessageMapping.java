@@ -116,6 +116,24 @@ final class SqsMessageMapping {
     return ids.get(Math.floorMod(mix(record.id()), ids.size()));
   }
 
+  /**
+   * Which header SQS would refuse as a message attribute, if any, to explain a refusal whose
+   * message does not say (publish checks headers, but records published before the relay's
+   * constraints applied, or by a core that does not check them, can still carry one).
+   *
+   * @return "header 'x' ..." or {@code null}
+   */
+  static String suspectHeader(OutboxRecord record) {
+    for (Map.Entry<String, String> header : new TreeMap<>(record.headers()).entrySet()) {
+      String name = SqsRules.checkAttributeName(header.getKey());
+      String problem = name != null ? name : SqsRules.checkAttributeValue(header.getValue());
+      if (problem != null) {
+        return "header '" + header.getKey() + "' " + problem;
+      }
+    }
+    return null;
+  }
+
   /** The payload as text if it is textual, valid UTF-8 and made only of characters SQS accepts. */
   private static String textBody(OutboxRecord record) {
     if (!record.isTextPayload()) {

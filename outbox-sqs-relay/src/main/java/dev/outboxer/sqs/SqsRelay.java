@@ -158,6 +158,12 @@ final class SqsRelay implements Relay {
           + call.size() + " message(s) to " + describeQueue(url) + "; the batch is retried with"
           + " backoff: " + SqsErrors.describe(e, settings), e);
     }
+    if (!batch.claimHeld()) {
+      // The claim lapsed during the call: this batch's transaction cannot delete anything any
+      // more, and the partition's next owner sends these records again (deduplicated by SQS
+      // within five minutes).
+      return;
+    }
     Set<String> reported = new HashSet<>();
     for (SendMessageBatchResultEntry sent : response.successful()) {
       OutboxRecord record = byEntryId.get(sent.id());
@@ -168,9 +174,11 @@ final class SqsRelay implements Relay {
     for (BatchResultErrorEntry failed : response.failed()) {
       OutboxRecord record = byEntryId.get(failed.id());
       if (record != null && reported.add(failed.id())) {
+        String suspect = SqsMessageMapping.suspectHeader(record);
         batch.fail(record, new SqsRelayException(describe(record) + " was refused by "
             + describeQueue(url) + ": " + failed.code() + ": " + failed.message()
-            + (Boolean.TRUE.equals(failed.senderFault()) ? "" : " (a fault on SQS's side)")));
+            + (Boolean.TRUE.equals(failed.senderFault()) ? "" : " (a fault on SQS's side)")
+            + (suspect == null ? "" : "; probably because " + suspect)));
       }
     }
     for (Map.Entry<String, OutboxRecord> entry : byEntryId.entrySet()) {

@@ -17,6 +17,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -28,7 +29,8 @@ import java.util.function.Consumer;
  * A network fault in front of the real ElasticMQ: an HTTP proxy on 127.0.0.1 that forwards every
  * request unchanged, answers as SQS does when it throttles ({@link #throttle(boolean)}), or stops
  * listening so that connections are refused ({@link #down()}, {@link #up()}). It records the
- * requests it forwarded, for tests that look at how the relay split its calls. Thread-safe.
+ * requests it forwarded, for tests that look at how the relay split its calls, and can answer
+ * slowly ({@link #delay(Duration)}). Thread-safe.
  */
 final class UnreliableEndpoint implements AutoCloseable {
 
@@ -44,6 +46,7 @@ final class UnreliableEndpoint implements AutoCloseable {
   private final List<Call> calls = new CopyOnWriteArrayList<>();
   private final AtomicInteger throttled = new AtomicInteger();
   private volatile boolean throttling;
+  private volatile Duration delay = Duration.ZERO;
   private volatile Consumer<Call> afterForward = call -> {};
   private HttpServer server;
 
@@ -62,6 +65,11 @@ final class UnreliableEndpoint implements AutoCloseable {
   /** While on, every request is answered with SQS's throttling error instead of forwarded. */
   void throttle(boolean on) {
     throttling = on;
+  }
+
+  /** Waits this long before forwarding each request (a slow network or endpoint). */
+  void delay(Duration wait) {
+    delay = wait;
   }
 
   /** How many requests were answered with the throttling error. */
@@ -118,6 +126,12 @@ final class UnreliableEndpoint implements AutoCloseable {
       }
       String amzTarget = exchange.getRequestHeaders().getFirst("X-Amz-Target");
       String action = amzTarget == null ? "" : amzTarget.substring(amzTarget.indexOf('.') + 1);
+      try {
+        Thread.sleep(delay.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
       if (throttling) {
         throttled.incrementAndGet();
         respond(exchange, 400, "{\"__type\":\"com.amazonaws.sqs#ThrottlingException\","

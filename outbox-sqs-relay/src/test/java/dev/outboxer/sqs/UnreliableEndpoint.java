@@ -22,6 +22,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -49,6 +51,7 @@ final class UnreliableEndpoint implements AutoCloseable {
   private volatile Duration delay = Duration.ZERO;
   private volatile Consumer<Call> afterForward = call -> {};
   private HttpServer server;
+  private ExecutorService handlers;
 
   UnreliableEndpoint(URI target) throws IOException {
     this.target = target;
@@ -82,6 +85,7 @@ final class UnreliableEndpoint implements AutoCloseable {
     if (server != null) {
       server.stop(0);
       server = null;
+      handlers.shutdown(); // a handler still running finishes, but its answer has nowhere to go
     }
   }
 
@@ -90,11 +94,12 @@ final class UnreliableEndpoint implements AutoCloseable {
     if (server == null) {
       server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 50);
       server.createContext("/", this::handle);
-      server.setExecutor(java.util.concurrent.Executors.newFixedThreadPool(8, runnable -> {
+      handlers = Executors.newFixedThreadPool(8, runnable -> {
         Thread thread = new Thread(runnable, "unreliable-endpoint");
         thread.setDaemon(true);
         return thread;
-      }));
+      });
+      server.setExecutor(handlers);
       server.start();
     }
   }

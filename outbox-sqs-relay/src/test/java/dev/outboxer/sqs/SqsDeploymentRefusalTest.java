@@ -25,13 +25,10 @@ class SqsDeploymentRefusalTest {
     config.put("outbox.orders.sqs.queue-url", queue);
     config.put("outbox.database", "h2"); // skips the detection query, which H2 logs as an error
 
-    Throwable failure = catchThrowable(() -> {
-      try (OutboxTestContainer ignored = OutboxTestContainer.builder(TestDatabase.H2)
-          .config(config)
-          .start()) {
-        // started: the assertion below fails
-      }
-    });
+    Throwable failure = catchThrowable(() -> OutboxTestContainer.builder(TestDatabase.H2)
+        .config(config)
+        .start()
+        .close()); // started: the assertion below fails
 
     assertThat(failure).as("the deployment failed").isNotNull();
     Throwable cause = failure;

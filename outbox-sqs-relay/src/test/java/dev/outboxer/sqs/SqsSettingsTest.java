@@ -80,6 +80,10 @@ class SqsSettingsTest {
 
     assertThat(settings.endpoint()).contains(URI.create("http://localhost:9324"));
     assertThat(settings.region()).contains("elasticmq");
+    assertThatThrownBy(() -> SqsSettings.from(context(
+            "queue-url", "http://localhost:9324/000000000000/orders.fifo", "region", "Local_1")))
+        .hasMessageStartingWith("outbox.orders.sqs.region=Local_1 is not a region name"
+            + " (lower-case letters, digits and '-')");
   }
 
   @Test

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
@@ -27,6 +28,7 @@ import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
 import software.amazon.awssdk.services.sqs.model.GetQueueUrlRequest;
 import software.amazon.awssdk.services.sqs.model.QueueDoesNotExistException;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequest;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
 import software.amazon.awssdk.utils.SdkAutoCloseable;
@@ -87,7 +89,7 @@ final class SqsRelay implements Relay {
     String id = settings.accessKeyId().get();
     String secret = settings.secretAccessKey().orElseThrow();
     return StaticCredentialsProvider.create(settings.sessionToken()
-        .<software.amazon.awssdk.auth.credentials.AwsCredentials>map(
+        .<AwsCredentials>map(
             token -> AwsSessionCredentials.create(id, secret, token))
         .orElseGet(() -> AwsBasicCredentials.create(id, secret)));
   }
@@ -138,8 +140,7 @@ final class SqsRelay implements Relay {
 
   private void send(RelayBatch batch, String url, List<Mapped> call, Duration timeout) {
     Map<String, OutboxRecord> byEntryId = new HashMap<>();
-    List<software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry> entries =
-        new ArrayList<>(call.size());
+    List<SendMessageBatchRequestEntry> entries = new ArrayList<>(call.size());
     for (Mapped mapped : call) {
       byEntryId.put(mapped.entry().id(), mapped.record());
       entries.add(mapped.entry());

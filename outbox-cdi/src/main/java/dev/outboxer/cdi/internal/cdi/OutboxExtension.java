@@ -86,8 +86,9 @@ public class OutboxExtension implements Extension {
         String key = settings.key(ConfigKeys.RELAY);
         validation.addDeploymentProblem(new OutboxConfigurationException(key, key + "=" + settings.relay()
             + " names no relay." + Suggestions.didYouMean(settings.relay(), known) + " Known relays: " + known
-            + " (relay modules on the classpath and @Named CDI beans implementing dev.outboxer.spi.Relay). Add"
-            + " outbox-jms-relay or outbox-kafka-relay to the application, or fix the name."));
+            + " (relay modules on the classpath and @Named CDI beans implementing dev.outboxer.spi.Relay). Add the"
+            + " relay module to the application (outbox-jms-relay, outbox-kafka-relay, outbox-sqs-relay,"
+            + " outbox-local-relay), or fix the name."));
       }
     }
     for (Class<?> type : outboxedTypes) {

@@ -75,6 +75,11 @@ public class OutboxPublisher implements Outbox {
     Map<String, String> headers = message.headers();
     MessageChecks.headers(outbox, headers, outboxLimits.constraints());
     byte[] payload = encode(outbox, message, outboxLimits);
+    String refused = outboxLimits.constraints().checkMessage(groupKey, codecs.payloadCodec().contentType(),
+        payload.length, headers);
+    if (refused != null) {
+      throw MessageChecks.invalid(outbox, "message", "the message " + refused);
+    }
 
     EntityManager em = entityManagers.entityManager();
     if (!em.isJoinedToTransaction()) {

@@ -243,6 +243,22 @@ abstract class PublishValidationContractTest {
     assertThat(refusal.getCause()).isSameAs(SwitchableCodec.FAILURE);
   }
 
+  @Test
+  void a_message_the_codec_cannot_encode_is_refused_naming_the_payload_with_the_codecs_exception_as_cause()
+      throws Exception {
+    // JSON has no NaN: JSON-B refuses the message.
+    RuntimeException refusal = refused(() -> outbox.publish(OUTBOX, new NotANumber()));
+    assertInvalid(refusal, "payload");
+    assertThat(refusal.getCause()).isInstanceOf(jakarta.json.bind.JsonbException.class);
+  }
+
+  /** A message JSON-B cannot encode. */
+  public static final class NotANumber implements OutboxMessage {
+    public double getValue() {
+      return Double.NaN;
+    }
+  }
+
   // ---- 10-11. transaction and outbox ----
 
   @Test

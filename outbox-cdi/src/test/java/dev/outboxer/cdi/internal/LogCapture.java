@@ -10,13 +10,13 @@ import java.util.logging.SimpleFormatter;
 import java.util.stream.Collectors;
 
 /**
- * Captures what Outboxer logs (the {@code dev.outboxer} logger and its children) while open, and
- * keeps it off the console: expected failures then leave no stack traces in the test output.
+ * Captures what Outboxer logs (the {@code dev.outboxer} logger and its children, or another
+ * library's logger) while open, and keeps it off the console: expected failures then leave no
+ * stack traces in the test output.
  */
 public final class LogCapture implements AutoCloseable {
 
-  private static final Logger ROOT = Logger.getLogger("dev.outboxer");
-
+  private final Logger root;
   private final List<LogRecord> records = new CopyOnWriteArrayList<>();
   private final SimpleFormatter formatter = new SimpleFormatter();
   private final boolean parentHandlers;
@@ -33,15 +33,22 @@ public final class LogCapture implements AutoCloseable {
     public void close() {}
   };
 
-  private LogCapture() {
+  private LogCapture(String loggerName) {
+    root = Logger.getLogger(loggerName);
     handler.setLevel(Level.ALL);
-    parentHandlers = ROOT.getUseParentHandlers();
-    ROOT.addHandler(handler);
-    ROOT.setUseParentHandlers(false);
+    parentHandlers = root.getUseParentHandlers();
+    root.addHandler(handler);
+    root.setUseParentHandlers(false);
   }
 
+  /** Captures Outboxer's own logging. */
   public static LogCapture start() {
-    return new LogCapture();
+    return new LogCapture("dev.outboxer");
+  }
+
+  /** Captures (and silences) another library's logger, for a failure the test provokes on purpose. */
+  public static LogCapture of(String loggerName) {
+    return new LogCapture(loggerName);
   }
 
   /** Records at this level or above. */
@@ -67,7 +74,7 @@ public final class LogCapture implements AutoCloseable {
 
   @Override
   public void close() {
-    ROOT.removeHandler(handler);
-    ROOT.setUseParentHandlers(parentHandlers);
+    root.removeHandler(handler);
+    root.setUseParentHandlers(parentHandlers);
   }
 }

@@ -345,13 +345,15 @@ class MariaDbLockingTest {
     }
   }
 
-  /** The exception and its root cause, in one line. */
+  /** The chain of exception classes and the root cause's message, in one line. */
   private static String describe(Throwable failure) {
+    StringBuilder text = new StringBuilder(failure.getClass().getSimpleName());
     Throwable root = failure;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
+      text.append(" <- ").append(root.getClass().getSimpleName());
     }
-    return failure.getClass().getName() + (root == failure ? "" : " <- root cause: " + root);
+    return text.append(": ").append(root.getMessage()).toString();
   }
 
   private <T> T inTransaction(Callable<T> work) {

@@ -34,7 +34,7 @@ public final class OutboxTables {
       String updatedBy) {}
 
   private static final String COLUMNS = "id, outbox, partition_no, partition_key, group_key, message_type,"
-      + " content_type, payload, headers, status, attempts, next_attempt_at, created_at, last_attempt_at, last_error";
+      + " content_type, payload, headers, status, attempts, %s, %s, %s, last_error";
 
   private final TestDatabase database;
 
@@ -44,12 +44,32 @@ public final class OutboxTables {
 
   /** Every message of an outbox, by id. */
   public List<StoredMessage> messages(String outbox) {
-    return query("SELECT " + COLUMNS + " FROM outbox_message WHERE outbox = ? ORDER BY id", outbox);
+    return query("SELECT " + columns() + " FROM outbox_message WHERE outbox = ? ORDER BY id", outbox);
   }
 
   public Optional<StoredMessage> message(long id) {
-    List<StoredMessage> found = query("SELECT " + COLUMNS + " FROM outbox_message WHERE id = ?", id);
+    List<StoredMessage> found = query("SELECT " + columns() + " FROM outbox_message WHERE id = ?", id);
     return found.stream().findFirst();
+  }
+
+  private String columns() {
+    return String.format(COLUMNS, time("next_attempt_at"), time("created_at"), time("last_attempt_at"));
+  }
+
+  /**
+   * A time column as selected: as text on MariaDB, whose driver shifts a DATETIME it reads by the
+   * JVM's time zone (Outboxer does the same).
+   */
+  private String time(String column) {
+    return database == TestDatabase.MARIADB ? "CAST(" + column + " AS CHAR)" : column;
+  }
+
+  private static LocalDateTime utc(ResultSet rows, int column) throws SQLException {
+    Object value = rows.getObject(column);
+    if (value instanceof String text) {
+      return LocalDateTime.parse(text.replace(' ', 'T'));
+    }
+    return value == null ? null : rows.getObject(column, LocalDateTime.class);
   }
 
   /** How many messages the table holds, of every outbox. */
@@ -68,12 +88,12 @@ public final class OutboxTables {
     List<StoredPartition> partitions = new ArrayList<>();
     try (Connection connection = database.connect();
         PreparedStatement statement = connection.prepareStatement("SELECT partition_no, fencing_token, owner_node,"
-            + " owner_instance, claimed_at FROM outbox_partition WHERE outbox = ? ORDER BY partition_no")) {
+            + " owner_instance, " + time("claimed_at") + " FROM outbox_partition WHERE outbox = ? ORDER BY partition_no")) {
       statement.setString(1, outbox);
       try (ResultSet rows = statement.executeQuery()) {
         while (rows.next()) {
           partitions.add(new StoredPartition(rows.getInt(1), rows.getLong(2), rows.getString(3), rows.getString(4),
-              rows.getObject(5, LocalDateTime.class)));
+              utc(rows, 5)));
         }
       }
       return partitions;
@@ -128,8 +148,7 @@ public final class OutboxTables {
         while (rows.next()) {
           messages.add(new StoredMessage(rows.getLong(1), rows.getString(2), rows.getInt(3), rows.getInt(4),
               rows.getString(5), rows.getString(6), rows.getString(7), rows.getBytes(8), rows.getString(9),
-              rows.getString(10), rows.getInt(11), rows.getObject(12, LocalDateTime.class),
-              rows.getObject(13, LocalDateTime.class), rows.getObject(14, LocalDateTime.class), rows.getString(15)));
+              rows.getString(10), rows.getInt(11), utc(rows, 12), utc(rows, 13), utc(rows, 14), rows.getString(15)));
         }
       }
       return messages;

@@ -52,7 +52,12 @@ public final class Rows {
 
   /** One message row by id, column names in lower case, or null. */
   public static Map<String, Object> message(TestDatabase database, long id) {
-    List<Map<String, Object>> rows = query(database, "SELECT * FROM outbox_message WHERE id = ?", id);
+    // MariaDB's driver shifts a DATETIME it reads by the JVM's time zone: read the times as text there.
+    String sql = database == TestDatabase.MARIADB
+        ? "SELECT m.*, CAST(next_attempt_at AS CHAR) AS next_attempt_at, CAST(created_at AS CHAR) AS created_at,"
+            + " CAST(last_attempt_at AS CHAR) AS last_attempt_at FROM outbox_message m WHERE id = ?"
+        : "SELECT * FROM outbox_message WHERE id = ?";
+    List<Map<String, Object>> rows = query(database, sql, id);
     return rows.isEmpty() ? null : rows.get(0);
   }
 
@@ -94,6 +99,11 @@ public final class Rows {
 
   private static Object value(ResultSet result, ResultSetMetaData meta, int column) throws SQLException {
     String type = meta.getColumnTypeName(column).toLowerCase(Locale.ROOT);
+    String label = meta.getColumnLabel(column).toLowerCase(Locale.ROOT);
+    if ((label.endsWith("_at")) && (type.contains("char") || type.contains("text"))) {
+      String text = result.getString(column);
+      return text == null ? null : LocalDateTime.parse(text.replace(' ', 'T')).toInstant(ZoneOffset.UTC);
+    }
     if (type.contains("timestamptz") || type.contains("with time zone")) {
       OffsetDateTime value = result.getObject(column, OffsetDateTime.class);
       return value == null ? null : value.toInstant();

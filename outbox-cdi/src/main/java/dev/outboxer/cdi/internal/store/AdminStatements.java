@@ -27,10 +27,14 @@ import java.util.TreeSet;
 @ApplicationScoped
 public class AdminStatements {
 
-  private static final String DEAD_COLUMNS =
-      "id, outbox, group_key, message_type, attempts, last_error, created_at, last_attempt_at";
+  private static final String DEAD_COLUMNS = "id, outbox, group_key, message_type, attempts, last_error, %s, %s";
 
   @Inject Database database;
+
+  /** Times as text on MariaDB: see {@link Sql#getUtc}. */
+  private String time(String column) {
+    return Sql.readTime(database.dialect() == Dialect.MARIADB, column);
+  }
 
   public OutboxCounts counts(Connection connection, String outbox, LocalDateTime now) throws SQLException {
     long pending = 0;
@@ -38,7 +42,7 @@ public class AdminStatements {
     long dead = 0;
     Duration oldestPendingAge = Duration.ZERO;
     try (PreparedStatement statement = connection.prepareStatement("SELECT status, COUNT(*),"
-        + " SUM(CASE WHEN attempts > 0 THEN 1 ELSE 0 END), MIN(created_at) FROM outbox_message WHERE outbox = ?"
+        + " SUM(CASE WHEN attempts > 0 THEN 1 ELSE 0 END), " + time("MIN(created_at)") + " FROM outbox_message WHERE outbox = ?"
         + " GROUP BY status")) {
       statement.setString(1, outbox);
       try (ResultSet rows = statement.executeQuery()) {
@@ -75,8 +79,8 @@ public class AdminStatements {
       }
     }
     List<PartitionStatus> partitions = new ArrayList<>();
-    try (PreparedStatement statement = connection.prepareStatement("SELECT partition_no, owner_node, fencing_token,"
-        + " claimed_at FROM outbox_partition WHERE outbox = ? AND partition_no < ? ORDER BY partition_no")) {
+    try (PreparedStatement statement = connection.prepareStatement("SELECT partition_no, owner_node, fencing_token, "
+        + time("claimed_at") + " FROM outbox_partition WHERE outbox = ? AND partition_no < ? ORDER BY partition_no")) {
       statement.setString(1, outbox);
       statement.setInt(2, partitionCount);
       try (ResultSet rows = statement.executeQuery()) {
@@ -93,8 +97,8 @@ public class AdminStatements {
   public List<BlockedGroup> blockedGroups(Connection connection, String outbox, int limit, LocalDateTime now)
       throws SQLException {
     List<BlockedGroup> blocked = new ArrayList<>();
-    try (PreparedStatement statement = connection.prepareStatement("SELECT group_key, id, partition_no, attempts,"
-        + " next_attempt_at, last_error FROM outbox_message WHERE outbox = ? AND status = 'PENDING'"
+    try (PreparedStatement statement = connection.prepareStatement("SELECT group_key, id, partition_no, attempts, "
+        + time("next_attempt_at") + ", last_error FROM outbox_message WHERE outbox = ? AND status = 'PENDING'"
         + " AND next_attempt_at > ? ORDER BY next_attempt_at, id LIMIT ?")) {
       statement.setString(1, outbox);
       Sql.setUtc(statement, 2, now);
@@ -112,7 +116,8 @@ public class AdminStatements {
   public List<DeadMessage> dead(Connection connection, String outbox, String groupKey, long afterId, int limit)
       throws SQLException {
     List<DeadMessage> dead = new ArrayList<>();
-    try (PreparedStatement statement = connection.prepareStatement("SELECT " + DEAD_COLUMNS + " FROM outbox_message"
+    try (PreparedStatement statement = connection.prepareStatement("SELECT " + String.format(DEAD_COLUMNS,
+        time("created_at"), time("last_attempt_at")) + " FROM outbox_message"
         + " WHERE outbox = ? AND status = 'DEAD' AND id > ?" + (groupKey == null ? "" : " AND group_key = ?")
         + " ORDER BY id LIMIT ?")) {
       int index = 1;
@@ -162,16 +167,16 @@ public class AdminStatements {
       }
       TreeSet<Integer> partitions = new TreeSet<>(partitionOf.values());
       lockPartitions(connection, outbox, partitions, lockWait);
-      int removed;
-      try (PreparedStatement statement = connection.prepareStatement("DELETE FROM outbox_message WHERE outbox = ?"
-          + " AND id IN (" + Sql.placeholders(partitionOf.size()) + ") AND partition_no IN ("
-          + Sql.placeholders(partitions.size()) + ")")) {
-        statement.setString(1, outbox);
-        int next = Sql.setLongs(statement, 2, partitionOf.keySet());
-        for (int partition : partitions) {
-          statement.setInt(next++, partition);
+      int removed = 0;
+      // Row by row on the primary key: no range, so no gap lock that would hold up publishers (MariaDB).
+      try (PreparedStatement statement = connection.prepareStatement("DELETE FROM outbox_message WHERE id = ?"
+          + " AND outbox = ? AND partition_no = ?")) {
+        for (Map.Entry<Long, Integer> row : partitionOf.entrySet()) {
+          statement.setLong(1, row.getKey());
+          statement.setString(2, outbox);
+          statement.setInt(3, row.getValue());
+          removed += statement.executeUpdate();
         }
-        removed = statement.executeUpdate();
       }
       if (removed == partitionOf.size() || attempt == 2 || !anyMoved(connection, outbox, partitionOf)) {
         return removed;

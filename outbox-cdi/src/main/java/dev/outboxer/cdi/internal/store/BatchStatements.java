@@ -31,6 +31,9 @@ public class BatchStatements {
 
   private static final String MESSAGE_COLUMNS =
       "id, group_key, message_type, content_type, payload, headers, attempts, next_attempt_at, created_at";
+  /** MariaDB and H2: times selected as text on MariaDB (its driver shifts DATETIMEs by the JVM's zone). */
+  private static final String MESSAGE_COLUMNS_AS_TEXT = "id, group_key, message_type, content_type, payload, headers,"
+      + " attempts, CAST(next_attempt_at AS CHAR), CAST(created_at AS CHAR)";
 
   /*
    * PostgreSQL claim. The sub-select locks the partition row or skips it if another transaction holds it; the
@@ -87,7 +90,7 @@ public class BatchStatements {
       + "   WHERE id IN (SELECT id FROM w WHERE next_attempt_at <= ?)";
 
   /** MariaDB and H2: the same scan in a statement of its own, the held-back rows left out the same way. */
-  private static final String SCAN_HEAD = "SELECT " + MESSAGE_COLUMNS + " FROM outbox_message m"
+  private static final String SCAN_HEAD = "SELECT %s FROM outbox_message m"
       + " WHERE m.outbox = ? AND m.partition_no = ? AND m.status = 'PENDING' AND m.id >= ?"
       + " AND (m.next_attempt_at IS NULL OR m.next_attempt_at <= ?)";
   private static final String SCAN_GROUP = " AND NOT EXISTS (SELECT 1 FROM outbox_message w WHERE w.outbox = m.outbox"
@@ -216,9 +219,11 @@ public class BatchStatements {
       return readPostgresql(connection, outbox, partition, ordering, scanFrom, limit, now);
     }
     List<Waiting> waiting = new ArrayList<>();
-    try (PreparedStatement statement = connection.prepareStatement("SELECT id, group_key, next_attempt_at"
-        + " FROM outbox_message WHERE outbox = ? AND partition_no = ? AND next_attempt_at IS NOT NULL"
-        + " AND status = 'PENDING'")) {
+    boolean text = database.dialect() == Dialect.MARIADB;
+    String columns = text ? MESSAGE_COLUMNS_AS_TEXT : MESSAGE_COLUMNS;
+    try (PreparedStatement statement = connection.prepareStatement("SELECT id, group_key, "
+        + Sql.readTime(text, "next_attempt_at") + " FROM outbox_message WHERE outbox = ? AND partition_no = ?"
+        + " AND next_attempt_at IS NOT NULL AND status = 'PENDING'")) {
       statement.setString(1, outbox);
       statement.setInt(2, partition);
       try (ResultSet rows = statement.executeQuery()) {
@@ -233,7 +238,8 @@ public class BatchStatements {
       case TOTAL -> SCAN_TOTAL;
       case NONE -> "";
     };
-    try (PreparedStatement statement = connection.prepareStatement(SCAN_HEAD + holdBack + SCAN_TAIL)) {
+    try (PreparedStatement statement = connection.prepareStatement(String.format(SCAN_HEAD, columns) + holdBack
+        + SCAN_TAIL)) {
       int index = 1;
       statement.setString(index++, outbox);
       statement.setInt(index++, partition);
@@ -257,7 +263,7 @@ public class BatchStatements {
     }
     List<StoredMessage> dueRows = new ArrayList<>();
     if (!due.isEmpty()) {
-      try (PreparedStatement statement = connection.prepareStatement("SELECT " + MESSAGE_COLUMNS
+      try (PreparedStatement statement = connection.prepareStatement("SELECT " + columns
           + " FROM outbox_message WHERE id IN (" + Sql.placeholders(due.size()) + ")")) {
         Sql.setLongs(statement, 1, due);
         try (ResultSet rows = statement.executeQuery()) {
@@ -390,11 +396,17 @@ public class BatchStatements {
       }
     }
     if (!relayed.isEmpty()) {
-      // Single-table delete by primary key: MariaDB's multi-table form scans and locks gaps.
-      try (PreparedStatement statement = connection.prepareStatement(
-          "DELETE FROM outbox_message WHERE id IN (" + Sql.placeholders(relayed.size()) + ")")) {
-        Sql.setLongs(statement, 1, relayed);
-        deleted = statement.executeUpdate();
+      // One single-row delete per id, sent as one batch: each is an equality on the primary key, which locks that
+      // row and nothing else. An IN list becomes a range scan on MariaDB, which under REPEATABLE READ also locks
+      // the gap after its last row, up to the end of the table: every publish would wait for this batch.
+      try (PreparedStatement statement = connection.prepareStatement("DELETE FROM outbox_message WHERE id = ?")) {
+        for (long id : relayed) {
+          statement.setLong(1, id);
+          statement.addBatch();
+        }
+        for (int count : statement.executeBatch()) {
+          deleted += count == java.sql.Statement.SUCCESS_NO_INFO ? 1 : Math.max(0, count);
+        }
       }
     }
     if (!failures.isEmpty()) {

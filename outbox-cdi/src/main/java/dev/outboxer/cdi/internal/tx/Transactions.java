@@ -109,7 +109,9 @@ public class Transactions {
         return Outcome.COMMITTED;
       } catch (RollbackException e) {
         failure = e;
-        return Outcome.ROLLED_BACK;
+        // A commit that lost its connection may be reported as rolled back although the database may have
+        // received the commit: unknown, unless the transaction manager says why it rolled back.
+        return lostConnection(e) ? Outcome.UNKNOWN : Outcome.ROLLED_BACK;
       } catch (HeuristicMixedException | HeuristicRollbackException e) {
         failure = e;
         return Outcome.UNKNOWN;
@@ -143,6 +145,37 @@ public class Transactions {
         // Nothing more to do: the transaction manager has given up on this transaction.
       }
     }
+  }
+
+  /** Whether a failure says the connection to a resource broke (a communication failure, not a refusal). */
+  static boolean lostConnection(Throwable failure) {
+    java.util.ArrayDeque<Throwable> todo = new java.util.ArrayDeque<>();
+    java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    todo.add(failure);
+    while (!todo.isEmpty()) {
+      Throwable next = todo.poll();
+      if (!seen.add(next)) {
+        continue;
+      }
+      if (next instanceof javax.transaction.xa.XAException xa && (xa.errorCode == javax.transaction.xa.XAException
+          .XAER_RMFAIL || xa.errorCode == javax.transaction.xa.XAException.XA_HEURHAZ)) {
+        return true;
+      }
+      if (next instanceof java.sql.SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("08")) {
+        return true;
+      }
+      if (next instanceof java.sql.SQLTransientConnectionException || next instanceof java.sql.SQLRecoverableException
+          || next instanceof java.sql.SQLNonTransientConnectionException || next instanceof java.net.SocketException) {
+        return true;
+      }
+      if (next.getCause() != null) {
+        todo.add(next.getCause());
+      }
+      for (Throwable suppressed : next.getSuppressed()) {
+        todo.add(suppressed);
+      }
+    }
+    return false;
   }
 
   /**

@@ -86,7 +86,8 @@ public class BatchProcessor {
         if (outcome == Outcome.COMMITTED) {
           cursor.apply(batch.proposal(cursor, Long.MAX_VALUE));
         }
-        return BatchResult.empty(claim.partitionCount(), claim.layoutVersion(), claim.fencingToken());
+        return BatchResult.empty(claim.partitionCount(), claim.layoutVersion(), claim.fencingToken(),
+            batch.read.waiting());
       }
       return relayAndFinish(settings, partition, relay, cursor, claim, batch, tx, leaseEnd);
     } catch (Exception | Error e) {
@@ -250,7 +251,7 @@ public class BatchProcessor {
         logDeaths(settings, partition, failures);
         return new BatchResult(true, records.size(), deleted, failures.size(), died, earliestRetry, relayTime,
             claim.partitionCount(), claim.layoutVersion(), claim.fencingToken(),
-            reachedUpTo != Long.MAX_VALUE);
+            reachedUpTo != Long.MAX_VALUE, batch.read.waiting());
       }
       case ROLLED_BACK -> {
         recordFailuresAlone(settings, partition, failures, nowUtc);
@@ -267,7 +268,7 @@ public class BatchProcessor {
             + " messages " + ids + " (" + relayedIds.size() + " confirmed by the relay) may be delivered again.",
             tx.failure());
         return new BatchResult(true, records.size(), 0, 0, 0, earliestRetry, relayTime, claim.partitionCount(),
-            claim.layoutVersion(), claim.fencingToken(), true);
+            claim.layoutVersion(), claim.fencingToken(), true, List.of());
       }
     }
   }

@@ -2,6 +2,8 @@ package dev.outboxer.cdi.internal.work;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import dev.outboxer.cdi.internal.store.BatchStatements;
 
 /**
  * What one batch transaction did.
@@ -18,15 +20,19 @@ import java.time.Instant;
  * @param layoutVersion the version of the partition layout in force
  * @param fencingToken the claim's token, 0 if not claimed
  * @param moreReady whether the read was cut off by the batch size (more rows are ready)
+ * @param waiting the messages of the partition that wait for a retry, holding back their groups
  */
 record BatchResult(boolean claimed, int read, int relayed, int failed, int died, Instant earliestRetry,
-    Duration relayTime, int partitionCount, int layoutVersion, long fencingToken, boolean moreReady) {
+    Duration relayTime, int partitionCount, int layoutVersion, long fencingToken, boolean moreReady,
+    List<BatchStatements.Waiting> waiting) {
 
   static BatchResult notClaimed(int partitionCount, int layoutVersion) {
-    return new BatchResult(false, 0, 0, 0, 0, null, Duration.ZERO, partitionCount, layoutVersion, 0, false);
+    return new BatchResult(false, 0, 0, 0, 0, null, Duration.ZERO, partitionCount, layoutVersion, 0, false, List.of());
   }
 
-  static BatchResult empty(int partitionCount, int layoutVersion, long fencingToken) {
-    return new BatchResult(true, 0, 0, 0, 0, null, Duration.ZERO, partitionCount, layoutVersion, fencingToken, false);
+  static BatchResult empty(int partitionCount, int layoutVersion, long fencingToken,
+      List<BatchStatements.Waiting> waiting) {
+    return new BatchResult(true, 0, 0, 0, 0, null, Duration.ZERO, partitionCount, layoutVersion, fencingToken, false,
+        waiting);
   }
 }

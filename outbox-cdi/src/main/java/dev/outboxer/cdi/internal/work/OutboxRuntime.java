@@ -114,8 +114,10 @@ public class OutboxRuntime {
   private MessageLimits.Limits limits(OutboxSettings settings, Dialect dialect, long databaseLimit) {
     MessageConstraints constraints = relays.constraintsFor(settings);
     long limit = databaseLimit;
-    String source = "the largest payload " + dialect.configValue() + " takes"
-        + (dialect == Dialect.MARIADB ? " with its max_allowed_packet" : "");
+    String source = dialect == Dialect.MARIADB
+        ? "MariaDB's max_allowed_packet is " + mariaDbMaxAllowedPacket + " bytes, and a payload may take twice its size"
+            + " in the statement: raise max_allowed_packet for larger ones"
+        : "the largest payload " + dialect.configValue() + " takes";
     if (constraints.maxPayloadBytes() < limit) {
       limit = constraints.maxPayloadBytes();
       source = "the largest message the " + settings.relay() + " relay's destination takes";
@@ -131,6 +133,8 @@ public class OutboxRuntime {
     return new MessageLimits.Limits(constraints, limit, source);
   }
 
+  private volatile long mariaDbMaxAllowedPacket;
+
   private long databasePayloadLimit(Dialect dialect) throws Exception {
     return switch (dialect) {
       case POSTGRESQL -> POSTGRESQL_MAX_PAYLOAD;
@@ -139,6 +143,7 @@ public class OutboxRuntime {
         try (PreparedStatement statement = connection.prepareStatement("SELECT @@max_allowed_packet");
             ResultSet rows = statement.executeQuery()) {
           rows.next();
+          mariaDbMaxAllowedPacket = rows.getLong(1);
           // The driver sends statements as text, with bytes such as quotes and backslashes escaped: a payload can
           // take up to twice its size in the packet.
           return Math.max(1024, (rows.getLong(1) - MARIADB_PACKET_ROOM) / 2);

@@ -22,6 +22,8 @@ final class PartitionWorker {
   private static final Logger LOG = Logger.getLogger(PartitionWorker.class.getName());
   /** Full batches are worked off back to back for at most this long, then the thread is given back. */
   private static final long SLICE_NANOS = Duration.ofSeconds(1).toNanos();
+  /** At most one warning about groups blocked by retries per partition per this interval. */
+  private static final long BLOCKED_WARNING_INTERVAL_NANOS = Duration.ofMinutes(1).toNanos();
 
   /** Told what each claim found about the partition layout in force. */
   interface LayoutListener {
@@ -42,6 +44,7 @@ final class PartitionWorker {
   private long failedBatches;
   private long failedBatchesNotBeforeNanos;
   private long deadlocks;
+  private long blockedWarnedNanos = System.nanoTime() - BLOCKED_WARNING_INTERVAL_NANOS;
 
   PartitionWorker(OutboxSettings settings, int partition, Relay relay, BatchProcessor processor, OutboxMetrics metrics,
       TimeSource time, LayoutListener layout, PartitionCursor cursor, PartitionActivity activity) {
@@ -125,6 +128,37 @@ final class PartitionWorker {
     if (result.earliestRetry() != null && (nextKnownRetry == null || result.earliestRetry().isBefore(nextKnownRetry))) {
       nextKnownRetry = result.earliestRetry();
     }
+    warnAboutBlockedGroups(result.waiting());
+  }
+
+  /**
+   * While messages wait for their retry, their groups (the whole outbox in total ordering) are
+   * held back: an operator should know, but once a minute per partition is enough.
+   */
+  private void warnAboutBlockedGroups(java.util.List<dev.outboxer.cdi.internal.store.BatchStatements.Waiting> waiting) {
+    if (waiting.isEmpty() || System.nanoTime() - blockedWarnedNanos < BLOCKED_WARNING_INTERVAL_NANOS) {
+      return;
+    }
+    java.time.LocalDateTime now = TimeSource.toUtc(time.now());
+    java.util.List<dev.outboxer.cdi.internal.store.BatchStatements.Waiting> blocking = waiting.stream()
+        .filter(row -> row.nextAttemptAt().isAfter(now)).toList();
+    if (blocking.isEmpty()) {
+      return;
+    }
+    blockedWarnedNanos = System.nanoTime();
+    var first = blocking.get(0);
+    LOG.warning("Outbox '" + settings.name() + "', partition " + partition + ": " + blocking.size() + " message(s)"
+        + " wait for a retry and hold back the rest of their group" + (settings.ordering() == dev.outboxer.Ordering.TOTAL
+        ? " (total ordering: the whole outbox)" : "") + ", for example message " + first.id()
+        + (first.groupKey() == null ? "" : " of group '" + first.groupKey() + "'") + ", next attempt at "
+        + first.nextAttemptAt() + "Z. OutboxAdmin.blockedGroups(\"" + settings.name() + "\", n) lists them with their"
+        + " last error. (Said at most once a minute per partition.)");
+  }
+
+  /** The exception's own "Outbox 'x', partition p: " prefix, which the log line already has. */
+  private String withoutPrefix(String message) {
+    String prefix = "Outbox '" + settings.name() + "', partition " + partition + ": ";
+    return message != null && message.startsWith(prefix) ? message.substring(prefix.length()) : message;
   }
 
   /** Idle polling slows down, doubling from poll-interval to max-poll-interval. Publishing on this node wakes it anyway. */
@@ -168,11 +202,14 @@ final class PartitionWorker {
     failedBatchesNotBeforeNanos = System.nanoTime() + delay.toNanos();
     // Said once, then at 10, 100, 1000... failures in a row: an outage must not flood the log.
     boolean loud = failedBatches == 1 || Long.toString(failedBatches).matches("10+");
-    String what = e instanceof BatchRolledBackException ? e.getMessage()
-        : "the batch failed and nothing of it was committed (" + e + ")";
+    String what = e instanceof BatchRolledBackException ? withoutPrefix(e.getMessage())
+        : "the batch failed and nothing of it was committed (" + FailureText.describe(e) + ")";
+    // The cause in one line, not a stack trace: a broker or database outage is expected, and its trace says nothing
+    // more to an operator. The trace goes to FINE.
     LOG.log(loud ? Level.WARNING : Level.FINE, "Outbox '" + settings.name() + "', partition " + partition + ": "
         + what + "; " + failedBatches + " failed batch(es) in a row, the partition is read again in "
-        + delay.toMillis() + "ms", loud && !(e instanceof BatchRolledBackException) ? e : null);
+        + delay.toMillis() + "ms");
+    LOG.log(Level.FINE, "The failed batch of outbox '" + settings.name() + "', partition " + partition, e);
     return delay;
   }
 }

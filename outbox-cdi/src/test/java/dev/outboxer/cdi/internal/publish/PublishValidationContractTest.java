@@ -103,7 +103,10 @@ abstract class PublishValidationContractTest {
 
   @Test
   void publish_of_a_null_message_is_refused_naming_the_message() throws Exception {
-    assertInvalid(refused(() -> outbox.publish(null)), "message");
+    // No outbox to name: a null message has no @Outboxed type.
+    RuntimeException refusal = refused(() -> outbox.publish(null));
+    assertThat(refusal).isInstanceOf(InvalidOutboxMessageException.class).hasMessageContaining("null");
+    assertThat(((InvalidOutboxMessageException) refusal).field()).isEqualTo("message");
   }
 
   @Test
@@ -349,7 +352,10 @@ abstract class PublishValidationContractTest {
     assertThat(refusal).isInstanceOf(InvalidOutboxMessageException.class);
     InvalidOutboxMessageException invalid = (InvalidOutboxMessageException) refusal;
     assertThat(invalid.field()).as("field of: " + invalid.getMessage()).isEqualTo(field);
-    assertThat(invalid.getMessage()).contains("'" + OUTBOX + "'").contains(words);
+    assertThat(invalid.getMessage()).contains("'" + OUTBOX + "'");
+    if (words.length > 0) {
+      assertThat(invalid.getMessage()).contains(words);
+    }
     return invalid;
   }
 

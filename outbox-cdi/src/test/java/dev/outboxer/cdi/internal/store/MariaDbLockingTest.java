@@ -267,11 +267,11 @@ class MariaDbLockingTest {
   @Test
   void serialize_writes_never_deadlocks_two_unrelated_groups_against_business_row_locks() throws Exception {
     // Two different groups that share a lock slot today: with per-group locks they must not meet.
-    // GroupHash.lockSlot is today's slot function; any two colliding keys show the problem.
+    // The lock-slot function of 0.1 (1024 slots per outbox): any two colliding keys show the problem.
     String first = "customer:1";
     String second = null;
     for (int i = 2; second == null; i++) {
-      if (GroupHash.lockSlot("customer:" + i) == GroupHash.lockSlot(first)) {
+      if (oldLockSlot("customer:" + i) == oldLockSlot(first)) {
         second = "customer:" + i;
       }
     }
@@ -312,7 +312,7 @@ class MariaDbLockingTest {
       }
     }
     assertThat(failures).as("transactions publishing to groups '" + first + "' and '" + secondKey + "' (slot "
-        + GroupHash.lockSlot(first) + ") that failed").isEmpty();
+        + oldLockSlot(first) + ") that failed").isEmpty();
   }
 
   private void lockOrder(long id) {
@@ -326,10 +326,15 @@ class MariaDbLockingTest {
         + " WHERE t.trx_state = 'LOCK WAIT' AND p.DB = DATABASE()").get(0).get("n")).longValue();
   }
 
+  /** The lock slot 0.1 gave a group key: one of 1024 per outbox, shared by unrelated groups. */
+  private static int oldLockSlot(String groupKey) {
+    return (int) Math.floorMod(GroupHash.hash64(groupKey), 1024L);
+  }
+
   private static String keyIn(int partition, String prefix) {
     for (int i = 0; ; i++) {
       String key = prefix + "-" + i;
-      if (GroupHash.partition(key, DRAIN_PARTITIONS) == partition) {
+      if (GroupHash.partition(GroupHash.partitionKey(key), DRAIN_PARTITIONS) == partition) {
         return key;
       }
     }

@@ -104,7 +104,7 @@ abstract class RollingRestartContractTest {
     // A group whose partition changes with the count: 2 partitions put it elsewhere than 4 do.
     String group = null;
     for (int i = 0; group == null; i++) {
-      if (GroupHash.partition("order:" + i, 4) != GroupHash.partition("order:" + i, 2)) {
+      if (GroupHash.partition(GroupHash.partitionKey("order:" + i), 4) != GroupHash.partition(GroupHash.partitionKey("order:" + i), 2)) {
         group = "order:" + i;
       }
     }
@@ -149,7 +149,7 @@ abstract class RollingRestartContractTest {
   void a_node_raising_the_count_of_an_empty_outbox_keeps_groups_in_order_with_the_running_node() throws Exception {
     String group = null;
     for (int i = 0; group == null; i++) {
-      if (GroupHash.partition("order:" + i, 4) != GroupHash.partition("order:" + i, 2)) {
+      if (GroupHash.partition(GroupHash.partitionKey("order:" + i), 4) != GroupHash.partition(GroupHash.partitionKey("order:" + i), 2)) {
         group = "order:" + i;
       }
     }

@@ -6,6 +6,9 @@ import dev.outboxer.OutboxAdmin;
 import dev.outboxer.OutboxCounts;
 import dev.outboxer.OutboxException;
 import dev.outboxer.PartitionStatus;
+import dev.outboxer.WorkerStatus;
+import dev.outboxer.cdi.internal.work.OutboxRuntime;
+import dev.outboxer.cdi.internal.work.PartitionActivity;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
@@ -40,11 +43,29 @@ public class OutboxAdminBean implements OutboxAdmin {
   @Inject Transactions transactions;
   @Inject Workers workers;
   @Inject TimeSource time;
+  @Inject OutboxRuntime runtime;
 
   @Override
   public OutboxCounts counts(String outbox) {
     configuration.require(outbox);
     return call(connection -> statements.counts(connection, outbox, time.nowUtc()));
+  }
+
+  @Override
+  @Transactional(Transactional.TxType.SUPPORTS)
+  public boolean started() {
+    return runtime.ready();
+  }
+
+  @Override
+  @Transactional(Transactional.TxType.SUPPORTS)
+  public List<WorkerStatus> workers() {
+    return workers.activities().stream()
+        .sorted(java.util.Comparator.comparing(PartitionActivity::outbox).thenComparingInt(PartitionActivity::partition))
+        .map(activity -> new WorkerStatus(activity.outbox(), activity.partition(), activity.running(),
+            java.time.Duration.ofNanos(activity.sinceLastActivityNanos()), activity.lastRunEnded(),
+            activity.lastClaimed(), activity.lastFencingToken(), activity.lastFailure()))
+        .toList();
   }
 
   @Override

@@ -20,6 +20,7 @@ import dev.outboxer.cdi.internal.store.PublishStatements;
 import dev.outboxer.cdi.internal.tx.Transactions;
 import dev.outboxer.cdi.internal.work.Workers;
 import dev.outboxer.spi.PayloadCodec;
+import dev.outboxer.spi.PublishInterceptor;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -47,6 +48,9 @@ public class OutboxPublisher implements Outbox {
   @Inject TimeSource time;
   @Inject Workers workers;
   @Inject OutboxMetrics metrics;
+  @Inject @jakarta.enterprise.inject.Any jakarta.enterprise.inject.Instance<PublishInterceptor> interceptorBeans;
+
+  private volatile java.util.List<PublishInterceptor> interceptors;
 
   @Override
   public long publish(OutboxMessage message) {
@@ -72,7 +76,7 @@ public class OutboxPublisher implements Outbox {
     String type = typeName(outbox, message.getClass());
     MessageLimits.Limits outboxLimits = limits.of(outbox);
     String groupKey = MessageChecks.groupKey(outbox, message.groupKey());
-    Map<String, String> headers = message.headers();
+    Map<String, String> headers = withInterceptorHeaders(outbox, message);
     MessageChecks.headers(outbox, headers, outboxLimits.constraints());
     byte[] payload = encode(outbox, message, outboxLimits);
     String refused = outboxLimits.constraints().checkMessage(groupKey, codecs.payloadCodec().contentType(),
@@ -101,6 +105,30 @@ public class OutboxPublisher implements Outbox {
       workers.wake(published.getKey(), published.getValue());
     });
     return inserted.id();
+  }
+
+  /** The message's headers plus what the interceptors add; the message's own win. */
+  private Map<String, String> withInterceptorHeaders(String outbox, OutboxMessage message) {
+    Map<String, String> own = message.headers();
+    java.util.List<PublishInterceptor> all = interceptors;
+    if (all == null) {
+      java.util.List<PublishInterceptor> found = new java.util.ArrayList<>();
+      interceptorBeans.forEach(found::add);
+      all = java.util.List.copyOf(found);
+      interceptors = all;
+    }
+    if (all.isEmpty() || own == null) {
+      return own;
+    }
+    Map<String, String> merged = new java.util.HashMap<>();
+    for (PublishInterceptor interceptor : all) {
+      Map<String, String> added = interceptor.headers(outbox, message);
+      if (added != null) {
+        merged.putAll(added);
+      }
+    }
+    merged.putAll(own);
+    return merged;
   }
 
   private void requireTransaction(String outbox) {

@@ -6,6 +6,7 @@ import dev.outboxer.cdi.internal.config.OutboxSettings;
 import dev.outboxer.spi.MessageConstraints;
 import dev.outboxer.spi.Relay;
 import dev.outboxer.spi.RelayContext;
+import dev.outboxer.spi.RelayInterceptor;
 import dev.outboxer.spi.RelayProvider;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
@@ -30,6 +31,7 @@ public class Relays {
 
   @Inject @Any Instance<RelayProvider> providers;
   @Inject @Any Instance<Relay> relayBeans;
+  @Inject @Any Instance<RelayInterceptor> interceptors;
 
   private final List<Relay> created = new ArrayList<>();
 
@@ -40,8 +42,22 @@ public class Relays {
     return names;
   }
 
-  /** Creates (provider) or looks up (bean) the relay of an outbox. Provider-created relays are closed by {@link #closeAll()}. */
+  /**
+   * The relay of an outbox, decorated by every {@link RelayInterceptor} bean. Provider-created
+   * relays are closed by {@link #closeAll()}.
+   */
   public synchronized Relay relayFor(OutboxSettings settings) {
+    Relay relay = undecoratedRelayFor(settings);
+    for (RelayInterceptor interceptor : interceptors) {
+      Relay decorated = interceptor.intercept(relay, context(settings));
+      if (decorated != null) {
+        relay = decorated;
+      }
+    }
+    return relay;
+  }
+
+  private Relay undecoratedRelayFor(OutboxSettings settings) {
     Optional<RelayProvider> provider = provider(settings.relay());
     if (provider.isPresent()) {
       Relay relay = provider.get().create(context(settings));

@@ -23,7 +23,8 @@ public class Effect {
     "CREATE SEQUENCE local_effect_seq START WITH 1 INCREMENT BY 1",
     "CREATE TABLE local_effect (id BIGINT NOT NULL PRIMARY KEY, message_id BIGINT NOT NULL,"
         + " outbox VARCHAR(100) NOT NULL, group_key VARCHAR(100) NOT NULL, seq INTEGER NOT NULL,"
-        + " partition_no INTEGER NOT NULL, thread_name VARCHAR(200) NOT NULL)"
+        + " partition_no INTEGER NOT NULL, thread_name VARCHAR(200) NOT NULL)",
+    "CREATE INDEX local_effect_group ON local_effect (outbox, group_key)"
   };
 
   @Id

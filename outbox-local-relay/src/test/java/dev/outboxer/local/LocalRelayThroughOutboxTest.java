@@ -20,15 +20,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
@@ -47,7 +46,8 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LocalRelayThroughOutboxTest {
 
-  private static final Duration WAIT = Duration.ofSeconds(30);
+  /** Generous: the tests share two cores with other builds. */
+  private static final Duration WAIT = Duration.ofSeconds(90);
 
   private OutboxTestContainer container;
   private Outbox outbox;
@@ -93,7 +93,7 @@ class LocalRelayThroughOutboxTest {
     }
   }
 
-  @org.junit.jupiter.api.BeforeEach
+  @BeforeEach
   void name(TestInfo test) {
     prefix = test.getTestMethod().orElseThrow().getName().replaceAll("[^a-z]", "").substring(0, 12) + "-";
   }
@@ -107,7 +107,7 @@ class LocalRelayThroughOutboxTest {
   void each_message_is_handled_once_and_its_effect_commits_with_its_deletion() throws Exception {
     Map<String, List<Long>> published = publish("orders", 5, 6);
 
-    await().atMost(WAIT).until(() -> effectsOf(prefix).size() == 30);
+    await().atMost(WAIT).until(() -> countOf(prefix) == 30);
     await().atMost(WAIT).until(() -> pendingOf("orders") == 0);
     Map<String, List<Integer>> effects = effectsOf(prefix);
     published.forEach((group, ids) -> assertThat(effects.get(group)).as(group).containsExactly(1, 2, 3, 4, 5, 6));
@@ -132,7 +132,8 @@ class LocalRelayThroughOutboxTest {
       });
 
       // The other groups finish; the two failing groups stop at their third message.
-      await().atMost(WAIT).until(() -> effectsOf(prefix).values().stream().mapToInt(List::size).sum() == 8 * 6 + 4);
+      await().atMost(WAIT).until(() -> countOf(prefix) == 8 * 6 + 4
+          && attemptsOf(dies, 3) == 1 && attemptsOf(recovers, 3) == 1);
       Map<String, List<Integer>> stopped = effectsOf(prefix);
       assertThat(stopped.get(dies)).containsExactly(1, 2);
       assertThat(stopped.get(recovers)).containsExactly(1, 2);
@@ -141,8 +142,6 @@ class LocalRelayThroughOutboxTest {
           assertThat(seqs).as(group).containsExactly(1, 2, 3, 4, 5, 6);
         }
       });
-      assertThat(attemptsOf(dies, 3)).isEqualTo(1);
-      assertThat(attemptsOf(recovers, 3)).isEqualTo(1);
       assertThat(script.callsOf("orders", dies, 4)).as("held back behind the failed third").isZero();
 
       for (int attempt = 2; attempt <= 3; attempt++) {
@@ -172,8 +171,8 @@ class LocalRelayThroughOutboxTest {
 
   @Test
   void per_group_order_holds_with_several_partitions_and_threads_while_handlers_fail() throws Exception {
-    int groups = 24;
-    int perGroup = 20;
+    int groups = 16;
+    int perGroup = 16;
     // About one message in twelve fails once: every failure rolls back a batch and has it handed over again.
     for (int group = 0; group < groups; group++) {
       for (int seq = 1; seq <= perGroup; seq++) {
@@ -183,7 +182,7 @@ class LocalRelayThroughOutboxTest {
         }
       }
     }
-    // Four publishers, each owning six groups, publish interleaved in transactions of 12 messages.
+    // Four publishers, each owning four groups, publish interleaved in transactions of 8 messages.
     ExecutorService publishers = Executors.newFixedThreadPool(4);
     try {
       List<Future<?>> done = new ArrayList<>();
@@ -210,7 +209,7 @@ class LocalRelayThroughOutboxTest {
       publishers.shutdown();
     }
 
-    await().atMost(WAIT).until(() -> effectsOf(prefix).values().stream().mapToInt(List::size).sum() == groups * perGroup);
+    await().atMost(WAIT).until(() -> countOf(prefix) == groups * perGroup);
     await().atMost(WAIT).until(() -> pendingOf("orders") == 0);
     List<Integer> inOrder = new ArrayList<>();
     for (int seq = 1; seq <= perGroup; seq++) {
@@ -272,7 +271,7 @@ class LocalRelayThroughOutboxTest {
       }
     });
 
-    await().atMost(WAIT).until(() -> effectsOf(prefix).values().stream().mapToInt(List::size).sum() == 6);
+    await().atMost(WAIT).until(() -> countOf(prefix) == 6);
     await().atMost(WAIT).until(() -> pendingOf("ledger") == 0);
     // a and b ran before the failure in the rolled-back batch: again. c and d were not run in it: once.
     assertThat(script.callsOf("ledger", prefix + "a", 1)).isEqualTo(2);
@@ -365,6 +364,10 @@ class LocalRelayThroughOutboxTest {
     return effects;
   }
 
+  private int countOf(String groupPrefix) throws SQLException {
+    return effectsOf(groupPrefix).values().stream().mapToInt(List::size).sum();
+  }
+
   private int distinctPartitionsOf(String groupPrefix) throws SQLException {
     try (Connection connection = TestDatabase.POSTGRESQL.connect();
         PreparedStatement statement = connection.prepareStatement(
@@ -396,10 +399,5 @@ class LocalRelayThroughOutboxTest {
     long lastEarlier = calls.stream().filter(c -> c.group().equals(earlierGroup) && c.seq() == earlierSeq)
         .mapToLong(Call::nanos).max().orElseThrow();
     return first > lastEarlier;
-  }
-
-  @SuppressWarnings("unused")
-  private static Set<String> sorted(Set<String> values) {
-    return new TreeSet<>(values);
   }
 }

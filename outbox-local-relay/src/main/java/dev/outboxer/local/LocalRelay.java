@@ -29,6 +29,7 @@ final class LocalRelay implements Relay {
   private final Map<HandlerRoutes.Route, Invoker> invokers;
   private final PayloadDecoder decoder;
   private final WorkerTransaction transaction;
+  private final Flush flush;
   private final Runnable releaseHandlers;
 
   /** Calls one handler bean: decoded or raw. */
@@ -36,13 +37,21 @@ final class LocalRelay implements Relay {
     void invoke(OutboxRecord record, Object message) throws Exception;
   }
 
+  /** Writes what a handler left in the outbox's persistence context to the database, or does nothing. */
+  interface Flush {
+    Flush NONE = () -> {};
+
+    void flush() throws Exception;
+  }
+
   LocalRelay(String outbox, HandlerRoutes routes, Map<HandlerRoutes.Route, Invoker> invokers, PayloadDecoder decoder,
-      WorkerTransaction transaction, Runnable releaseHandlers) {
+      WorkerTransaction transaction, Flush flush, Runnable releaseHandlers) {
     this.outbox = outbox;
     this.routes = routes;
     this.invokers = Map.copyOf(invokers);
     this.decoder = decoder;
     this.transaction = transaction;
+    this.flush = flush;
     this.releaseHandlers = releaseHandlers;
   }
 
@@ -119,13 +128,7 @@ final class LocalRelay implements Relay {
     try {
       invokers.get(route).invoke(record, message);
     } catch (Throwable failure) {
-      // The handler may have written before it threw; only the rollback of the whole transaction takes that back.
-      transaction.doom();
-      batch.fail(record, failure);
-      if (failure instanceof VirtualMachineError fatal) {
-        throw fatal;
-      }
-      return false;
+      return failed(batch, record, failure);
     }
     if (!transaction.canCommit()) {
       // It caught the exception of a transactional call (which marked the transaction) and returned normally.
@@ -136,8 +139,25 @@ final class LocalRelay implements Relay {
           + " in a way that does not fail the transaction.", null));
       return false;
     }
+    try {
+      // A write the database refuses (a constraint) would otherwise fail at commit, blamed on no message: the batch
+      // would roll back and be read again forever. Flushed here, it fails the message that made it.
+      flush.flush();
+    } catch (Throwable refused) {
+      return failed(batch, record, refused);
+    }
     batch.confirm(record);
     return true;
+  }
+
+  /** The handler may have written before it failed; only the rollback of the whole transaction takes that back. */
+  private boolean failed(RelayBatch batch, OutboxRecord record, Throwable failure) {
+    transaction.doom();
+    batch.fail(record, failure);
+    if (failure instanceof VirtualMachineError fatal) {
+      throw fatal;
+    }
+    return false;
   }
 
   @Override

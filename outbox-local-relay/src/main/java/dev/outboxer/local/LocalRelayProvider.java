@@ -1,6 +1,7 @@
 package dev.outboxer.local;
 
 import dev.outboxer.OutboxConfigurationException;
+import dev.outboxer.OutboxPersistence;
 import dev.outboxer.spi.PayloadCodec;
 import dev.outboxer.spi.Relay;
 import dev.outboxer.spi.RelayContext;
@@ -10,6 +11,7 @@ import jakarta.enterprise.context.spi.CreationalContext;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -55,6 +57,8 @@ public class LocalRelayProvider implements RelayProvider {
   @Inject BeanManager beans;
   @Inject Instance<PayloadCodec> codecs;
   @Inject Instance<TransactionSynchronizationRegistry> registries;
+  @Inject @OutboxPersistence Instance<EntityManager> outboxEntityManagers;
+  @Inject Instance<EntityManager> defaultEntityManagers;
 
   /** For CDI. */
   public LocalRelayProvider() {}
@@ -116,7 +120,22 @@ public class LocalRelayProvider implements RelayProvider {
     PayloadDecoder decoder = !decodes ? PayloadDecoder.NONE
         : codecs.isResolvable() ? PayloadDecoder.of(codecs.get()) : PayloadDecoder.jsonb(context.outbox());
     return new LocalRelay(context.outbox(), routes, invokers, decoder, new WorkerTransaction(registry(context)),
-        () -> dependents.forEach(CreationalContext::release));
+        flush(), () -> dependents.forEach(CreationalContext::release));
+  }
+
+  /** The outbox's EntityManager, found as Outboxer finds it: {@code @OutboxPersistence}, else the only default one. */
+  private LocalRelay.Flush flush() {
+    Instance<EntityManager> found = outboxEntityManagers.isResolvable() ? outboxEntityManagers
+        : defaultEntityManagers.isResolvable() ? defaultEntityManagers : null;
+    if (found == null) {
+      return LocalRelay.Flush.NONE;
+    }
+    EntityManager entityManager = found.get();
+    return () -> {
+      if (entityManager.isJoinedToTransaction()) {
+        entityManager.flush();
+      }
+    };
   }
 
   private TransactionSynchronizationRegistry registry(RelayContext context) {

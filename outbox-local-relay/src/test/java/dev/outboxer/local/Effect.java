@@ -22,7 +22,7 @@ public class Effect {
     "DROP SEQUENCE IF EXISTS local_effect_seq",
     "CREATE SEQUENCE local_effect_seq START WITH 1 INCREMENT BY 1",
     "CREATE TABLE local_effect (id BIGINT NOT NULL PRIMARY KEY, message_id BIGINT NOT NULL,"
-        + " outbox VARCHAR(100) NOT NULL, group_key VARCHAR(100) NOT NULL, seq INTEGER NOT NULL,"
+        + " outbox VARCHAR(100) NOT NULL, group_key VARCHAR(100) NOT NULL, seq INTEGER NOT NULL CHECK (seq > 0),"
         + " partition_no INTEGER NOT NULL, thread_name VARCHAR(200) NOT NULL)",
     "CREATE INDEX local_effect_group ON local_effect (outbox, group_key)"
   };
@@ -52,6 +52,11 @@ public class Effect {
   private String thread;
 
   protected Effect() {}
+
+  /** An effect the database refuses (its CHECK constraint), for a handler whose write fails only at flush. */
+  static Effect refused(long messageId, String outbox, String groupKey, int partition) {
+    return new Effect(messageId, outbox, groupKey, -1, partition, "refused");
+  }
 
   Effect(long messageId, String outbox, String groupKey, int seq, int partition, String thread) {
     this.messageId = messageId;

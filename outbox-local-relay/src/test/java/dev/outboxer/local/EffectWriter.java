@@ -35,6 +35,10 @@ public class EffectWriter {
         return;
       }
     }
+    if (failure == HandlerScript.Failure.REFUSED_AT_FLUSH) {
+      entityManager.persist(Effect.refused(record.id(), record.outbox(), group, record.partition()));
+      return;
+    }
     write(record, group, seq);
     if (failure == HandlerScript.Failure.THROW_AFTER_WRITE) {
       throw new Exception("induced failure of " + group + "/" + seq + " after its write");

@@ -28,7 +28,9 @@ public class HandlerScript {
     /** Writes its effect and returns; the worker's commit then fails (a synchronization throws). */
     FAIL_COMMIT,
     /** Writes its effect and returns; the worker's database connection is killed just before the commit. */
-    KILL_CONNECTION_AT_COMMIT
+    KILL_CONNECTION_AT_COMMIT,
+    /** Persists an effect the database refuses, without flushing, and returns normally. */
+    REFUSED_AT_FLUSH
   }
 
   /** One call of a handler. */

@@ -180,6 +180,57 @@ class LocalRelayProviderTest {
   }
 
   @Test
+  void in_total_order_the_records_after_a_failure_are_held_back_not_handled() throws Exception {
+    OutboxRecord failing = record(1, "a", "Audit", "fail");
+    OutboxRecord other = record(2, "b", "Other", "{}");
+    TestRelayBatch batch = relayInTransaction("mixed", Status.STATUS_MARKED_ROLLBACK,
+        TestRelayBatch.of(Ordering.TOTAL, failing, other));
+
+    assertThat(batch.failed()).containsExactly(failing);
+    assertThat(batch.outcome(other)).isNull();
+    assertThat(ValidationBeans.HANDLED).containsExactly("audit:1");
+  }
+
+  @Test
+  void a_batch_whose_deadline_is_too_near_runs_no_handler() throws Exception {
+    OutboxRecord record = record(1, "a", "Other", "{}");
+    TestRelayBatch batch = relayInTransaction("mixed", Status.STATUS_ACTIVE,
+        new TestRelayBatch("mixed", Ordering.GROUP, Instant.now().plusMillis(50), java.util.List.of(record)));
+
+    assertThat(batch.outcomes()).isEmpty();
+    assertThat(ValidationBeans.HANDLED).isEmpty();
+  }
+
+  @Test
+  void a_handler_that_returns_after_the_deadline_dooms_the_batch() throws Exception {
+    // Its confirmation may come after the worker stopped listening: its writes must not commit without the deletion.
+    OutboxRecord slow = record(1, "a", "Audit", "slow");
+    OutboxRecord next = record(2, "b", "Other", "{}");
+    TestRelayBatch batch = relayInTransaction("mixed", Status.STATUS_MARKED_ROLLBACK,
+        new TestRelayBatch("mixed", Ordering.GROUP, Instant.now().plusMillis(300), java.util.List.of(slow, next)));
+
+    assertThat(ValidationBeans.HANDLED).containsExactly("audit:1");
+    assertThat(batch.outcome(next)).isNull();
+  }
+
+  @Test
+  void a_batch_whose_claim_lapsed_runs_no_handler() throws Exception {
+    TestRelayBatch lapsed = TestRelayBatch.of(Ordering.GROUP, record(1, "a", "Other", "{}"));
+    lapsed.loseClaim();
+    TestRelayBatch batch = relayInTransaction("mixed", Status.STATUS_ACTIVE, lapsed);
+
+    assertThat(batch.outcomes()).isEmpty();
+    assertThat(ValidationBeans.HANDLED).isEmpty();
+  }
+
+  @Test
+  void closing_the_relay_destroys_its_dependent_handlers() throws Exception {
+    int before = ValidationBeans.NOTES_DESTROYED.get();
+    relayInTransaction("mixed", Status.STATUS_ACTIVE, record(1, "a", "Note", "hello"));
+    assertThat(ValidationBeans.NOTES_DESTROYED.get()).isEqualTo(before + 1);
+  }
+
+  @Test
   void a_payload_that_cannot_be_decoded_fails_its_record_alone() throws Exception {
     OutboxRecord empty = record(1, "a", "Note", "");
     OutboxRecord next = record(2, "b", "Other", "{}");
@@ -206,7 +257,10 @@ class LocalRelayProviderTest {
    */
   private TestRelayBatch relayInTransaction(String outbox, int expectedStatus, OutboxRecord... records)
       throws Exception {
-    TestRelayBatch batch = TestRelayBatch.of(Ordering.GROUP, records);
+    return relayInTransaction(outbox, expectedStatus, TestRelayBatch.of(Ordering.GROUP, records));
+  }
+
+  private TestRelayBatch relayInTransaction(String outbox, int expectedStatus, TestRelayBatch batch) throws Exception {
     TransactionManager tm = com.arjuna.ats.jta.TransactionManager.transactionManager();
     try (Relay relay = provider.create(context(outbox, Map.of()))) {
       tm.begin();

@@ -325,6 +325,25 @@ class LocalRelayThroughOutboxTest {
     assertThat(script.callsOf("orders", group, 2)).isEqualTo(1);
   }
 
+  @Test
+  void a_write_the_database_refuses_only_at_flush_fails_the_message_that_made_it() throws Exception {
+    // Left to the commit, the refusal would fail every batch of the partition, blamed on no message.
+    String group = prefix + "refused";
+    script.fail("orders", group, 1, Failure.REFUSED_AT_FLUSH, Integer.MAX_VALUE);
+    container.inTransaction(() -> {
+      for (int seq = 1; seq <= 3; seq++) {
+        outbox.publish(new OrderEvent(group, seq));
+      }
+    });
+
+    await().atMost(WAIT).until(() -> effectsOf(prefix).getOrDefault(group, List.of()).size() == 2);
+    assertThat(effectsOf(prefix).get(group)).containsExactly(2, 3);
+    DeadMessage dead = admin.dead("orders", 100).stream().filter(m -> group.equals(m.groupKey())).findFirst()
+        .orElseThrow();
+    assertThat(dead.attempts()).isEqualTo(3);
+    assertThat(dead.lastError()).contains("local_effect_seq_check");
+  }
+
   /** A message type no handler takes. */
   public record Unhandled(String key) implements OutboxMessage {
     @Override

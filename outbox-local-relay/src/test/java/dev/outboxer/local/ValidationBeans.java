@@ -3,12 +3,14 @@ package dev.outboxer.local;
 import dev.outboxer.OutboxMessage;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.spi.PayloadCodec;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Named;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Handler beans for {@link LocalRelayProviderTest}, one outbox per situation. Each handler records
@@ -19,6 +21,7 @@ final class ValidationBeans {
   private ValidationBeans() {}
 
   static final List<String> HANDLED = new CopyOnWriteArrayList<>();
+  static final AtomicInteger NOTES_DESTROYED = new AtomicInteger();
 
   // "twice": two handlers for one type.
   @ApplicationScoped @HandlesOutbox(value = "twice", type = "Paid")
@@ -79,6 +82,9 @@ final class ValidationBeans {
   public static class MixedAudit implements OutboxHandler {
     @Override public void handle(OutboxRecord record) throws Exception {
       HANDLED.add("audit:" + record.id());
+      if (record.payloadText().equals("slow")) {
+        Thread.sleep(400);
+      }
       if (record.payloadText().equals("fail")) {
         throw new Exception("audit handler refuses " + record.id());
       }
@@ -89,6 +95,10 @@ final class ValidationBeans {
   public static class MixedNotes implements OutboxMessageHandler<Note> {
     @Override public void handle(Note note, OutboxRecord record) {
       HANDLED.add("note:" + note.text() + ":" + record.id());
+    }
+
+    @PreDestroy void destroyed() {
+      NOTES_DESTROYED.incrementAndGet();
     }
   }
 

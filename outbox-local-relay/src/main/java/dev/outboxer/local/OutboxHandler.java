@@ -53,7 +53,9 @@ import dev.outboxer.spi.OutboxRecord;
  * own (attempts + 1, retry after the outbox's backoff, dead after {@code max-attempts}), holds
  * back the rest of the message's group, and hands the other messages of the batch over again. A
  * handler that returns normally but leaves the transaction marked for rollback (it caught the
- * exception of a transactional call) fails its message in the same way.
+ * exception of a transactional call) fails its message in the same way. After each handler that
+ * returned, the relay flushes the outbox's {@code EntityManager}, so that a write the database
+ * refuses fails this message instead of the commit of the whole batch.
  *
  * <p>Implementations must be thread-safe: the workers of an outbox's partitions call the same
  * handler instance concurrently, one message at a time per partition.

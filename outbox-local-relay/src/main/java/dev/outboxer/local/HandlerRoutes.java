@@ -57,7 +57,10 @@ record HandlerRoutes(Map<String, Route> byType, Route everyType) {
     return Optional.ofNullable(route != null ? route : everyType);
   }
 
-  /** Handlers of any outbox, with the outbox and type each serves; built once per relay check. */
+  /**
+   * Finds the handlers of one outbox among the application's beans, from their metadata only, and
+   * adds every problem found to {@code problems}.
+   */
   static HandlerRoutes discover(BeanManager beans, RelayContext context, LocalSettings settings,
       List<OutboxConfigurationException> problems) {
     String outbox = context.outbox();
@@ -139,7 +142,7 @@ record HandlerRoutes(Map<String, Route> byType, Route everyType) {
     return new HandlerRoutes(Map.copyOf(routes), everyType.isEmpty() ? null : everyType.get(0));
   }
 
-  /** Every route, each bean once. */
+  /** Every route: the handlers of the types, then the handler of every type. */
   List<Route> all() {
     List<Route> all = new ArrayList<>(byType.values());
     if (everyType != null) {

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 
 /**
  * Hands each record of a batch to its handler on the worker's thread, inside the worker's JTA
@@ -90,6 +91,11 @@ final class LocalRelay implements Relay {
         return;
       }
       if (doomed) {
+        if (transaction.canCommit()) {
+          // The transaction manager did not take the rollback mark (a failing synchronization still stops the
+          // commit): report nothing more rather than confirm what was not handled.
+          return;
+        }
         batch.confirm(record); // unhandled, in a transaction that cannot commit: see the method comment
         continue;
       }
@@ -111,7 +117,7 @@ final class LocalRelay implements Relay {
       batch.fail(record, new LocalRelayException("Outbox '" + outbox + "' has no local handler for message type '"
           + record.type() + "' (message " + record.id() + "): add an OutboxHandler with @HandlesOutbox(value = \""
           + outbox + "\", type = \"" + record.type() + "\"), an OutboxMessageHandler for its class, or a handler for"
-          + " every type of the outbox; handler types: " + new java.util.TreeSet<>(routes.byType().keySet()), null));
+          + " every type of the outbox; handler types: " + new TreeSet<>(routes.byType().keySet()), null));
       return true;
     }
     Object message = null;

@@ -16,15 +16,15 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * The databases Outboxer is tested against. PostgreSQL and MariaDB are the local servers, in a
- * database of the tests' own ({@code outboxer_test}, created on first use; override with {@code
+ * database of the tests' own ({@code outboxer_test_<module>}, created on first use; override with {@code
  * outboxer.test.<name>.url|user|password}); H2 runs in memory. Schemas are created from the DDL
  * scripts Outboxer ships, never from JPA schema generation, and only the tables Outboxer and the
  * tests create are ever dropped.
  */
 public enum TestDatabase {
   H2("jdbc:h2:mem:outboxer;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=20000", "sa", "", "org.h2.jdbcx.JdbcDataSource"),
-  POSTGRESQL("jdbc:postgresql://127.0.0.1:5432/outboxer_test", "postgres", "", "org.postgresql.xa.PGXADataSource"),
-  MARIADB("jdbc:mariadb://127.0.0.1:3306/outboxer_test", "root", "", "org.mariadb.jdbc.MariaDbDataSource");
+  POSTGRESQL("jdbc:postgresql://127.0.0.1:5432/" + ownDatabase(), "postgres", "", "org.postgresql.xa.PGXADataSource"),
+  MARIADB("jdbc:mariadb://127.0.0.1:3306/" + ownDatabase(), "root", "", "org.mariadb.jdbc.MariaDbDataSource");
 
   /** Set by .ci/run: a database that cannot be reached fails the tests instead of skipping them. */
   public static final String REQUIRE_PROPERTY = "outboxer.test.require-databases";
@@ -44,6 +44,17 @@ public enum TestDatabase {
     this.defaultUser = user;
     this.defaultPassword = password;
     this.xaDataSourceClass = xaDataSourceClass;
+  }
+
+  /**
+   * The tests' own database: {@code outboxer_test_<module>}, named after the directory the tests run
+   * in (Maven runs a module's tests in the module's directory), so that two modules' tests never
+   * share tables, even when they run at the same time.
+   */
+  private static String ownDatabase() {
+    String directory = String.valueOf(java.nio.file.Path.of("").toAbsolutePath().getFileName());
+    String module = directory.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "_");
+    return module.isEmpty() || module.equals("null") ? "outboxer_test" : "outboxer_test_" + module;
   }
 
   public String configValue() {

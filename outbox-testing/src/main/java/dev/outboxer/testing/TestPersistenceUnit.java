@@ -11,8 +11,8 @@ import java.util.Properties;
 import javax.sql.DataSource;
 
 /**
- * The tests' persistence unit, as an application declares it: its own entities plus Outboxer's
- * mapping file, on a JTA data source.
+ * The tests' persistence unit, as an application declares it: its own entities on a JTA data
+ * source. Outboxer needs nothing in it: it reaches its tables through the unit's JTA connection.
  */
 final class TestPersistenceUnit implements PersistenceUnitInfo {
 
@@ -31,7 +31,7 @@ final class TestPersistenceUnit implements PersistenceUnitInfo {
   @Override public PersistenceUnitTransactionType getTransactionType() { return PersistenceUnitTransactionType.JTA; }
   @Override public DataSource getJtaDataSource() { return dataSource; }
   @Override public DataSource getNonJtaDataSource() { return null; }
-  @Override public List<String> getMappingFileNames() { return List.of("META-INF/outboxer/orm.xml"); }
+  @Override public List<String> getMappingFileNames() { return List.of(); }
   @Override public List<URL> getJarFileUrls() { return List.of(); }
   @Override public URL getPersistenceUnitRootUrl() { return null; }
   @Override public List<String> getManagedClassNames() { return managedClasses; }

@@ -220,15 +220,35 @@ public class BatchProcessor {
     }
     List<Long> relayedIds = outcomes.confirmed().stream().map(OutboxRecord::id).toList();
 
-    if (!tx.activeOnThisThread() || !relayBatchClaimHeld(tx, leaseEnd)) {
-      // Marked for rollback by the relay (an exception in an enlisted resource or an application handler), or
-      // timed out: nothing of the batch can commit. Count the failures the relay reported anyway.
+    boolean claimHeld = relayBatchClaimHeld(tx, leaseEnd);
+    boolean markedForRollback = claimHeld && !tx.activeOnThisThread();
+    if (!claimHeld || markedForRollback) {
+      // Nothing of the batch can commit: the relay (or an application handler it called) marked the transaction
+      // for rollback, or the claim lapsed. The failures the relay reported still count, in a transaction of their
+      // own; records it left unreported are not charged an attempt (they were never tried to the end, or the claim
+      // was taken away from them).
       tx.rollback();
-      recordFailuresAlone(settings, partition, failures, nowUtc);
-      throw new BatchRolledBackException("Outbox '" + settings.name() + "', partition " + partition + ": the batch"
-          + " transaction can no longer commit (" + (tx.active() ? "marked for rollback" : "it ended, probably after"
-          + " its timeout " + settings.key("transaction-timeout") + "=" + Durations.format(settings.transactionTimeout()))
-          + "); its " + relayedIds.size() + " confirmed message(s) stay pending and are delivered again");
+      List<BatchStatements.Failure> reported = new ArrayList<>();
+      for (int i = 0; i < failed.size(); i++) {
+        if (failed.get(i).reported()) {
+          reported.add(failures.get(i));
+        }
+      }
+      boolean recorded = recordFailuresAlone(settings, partition, reported, nowUtc);
+      if (markedForRollback && (recorded || reported.isEmpty())) {
+        // Expected when a handler fails inside the worker's transaction: the failed message backs off on its own,
+        // the rest of the batch goes out again at once; the partition does not back off.
+        LOG.fine("Outbox '" + settings.name() + "', partition " + partition + ": the relay marked the batch's"
+            + " transaction for rollback; " + reported.size() + " reported failure(s) recorded, the other "
+            + (records.size() - reported.size()) + " message(s) are read again");
+        return new BatchResult(true, records.size(), 0, reported.size(), (int) reported.stream()
+            .filter(failure -> failure.nextAttemptAt() == null).count(), earliestRetry, relayTime,
+            claim.partitionCount(), claim.layoutVersion(), claim.fencingToken(), true, batch.read.waiting());
+      }
+      throw new BatchRolledBackException("the claim with fencing token " + claim.fencingToken() + " lapsed while the"
+          + " relay had the batch (its transaction ended or its lease of " + settings.key("transaction-timeout") + "="
+          + Durations.format(settings.transactionTimeout()) + " ran out); nothing of it is committed and its "
+          + relayedIds.size() + " confirmed message(s) are delivered again");
     }
 
     int deleted = jdbc.call(connection -> statements.finish(connection, relayedIds, failures, nowUtc));
@@ -255,9 +275,8 @@ public class BatchProcessor {
       }
       case ROLLED_BACK -> {
         recordFailuresAlone(settings, partition, failures, nowUtc);
-        throw new BatchRolledBackException("Outbox '" + settings.name() + "', partition " + partition + ": the commit"
-            + " of the batch failed and nothing of it was committed; its " + relayedIds.size() + " relayed message(s)"
-            + " are delivered again", tx.failure());
+        throw new BatchRolledBackException("the commit of the batch failed and nothing of it was committed ("
+            + tx.failure() + "); its " + relayedIds.size() + " relayed message(s) are delivered again", tx.failure());
       }
       default -> {
         cursor.reset();
@@ -280,15 +299,15 @@ public class BatchProcessor {
   /**
    * Records failed attempts in a transaction of their own after the batch's own transaction could
    * not commit, under a new claim of the partition (skipped if another worker holds it by now: it
-   * will deliver those messages itself).
+   * will deliver those messages itself). Returns whether they were recorded.
    */
-  private void recordFailuresAlone(OutboxSettings settings, int partition, List<BatchStatements.Failure> failures,
+  private boolean recordFailuresAlone(OutboxSettings settings, int partition, List<BatchStatements.Failure> failures,
       LocalDateTime now) {
     if (failures.isEmpty()) {
-      return;
+      return false;
     }
     try {
-      transactions.inNewTransaction(settings.transactionTimeout(), () -> {
+      return transactions.inNewTransaction(settings.transactionTimeout(), () -> {
         Claim claim = jdbc.call(connection -> statements.claim(connection, settings.name(), partition, node.node(),
             node.instance(), now, FENCING ? settings.transactionTimeout().toMillis() : 0));
         if (claim.claimed()) {
@@ -297,11 +316,12 @@ public class BatchProcessor {
             return null;
           });
         }
-        return null;
+        return claim.claimed();
       });
     } catch (Exception e) {
       LOG.log(Level.FINE, "Outbox '" + settings.name() + "', partition " + partition + ": recording the failures of"
           + " a rolled-back batch failed too; they are attempted again", e);
+      return false;
     }
   }
 

@@ -171,8 +171,9 @@ final class PartitionBatch implements RelayBatch {
       if (outcomes[i] instanceof Confirmed) {
         confirmed.add(record);
       } else {
-        Throwable cause = outcomes[i] instanceof Failed reported ? reported.cause() : unreportedCause;
-        failed.add(new Failure(record, cause));
+        boolean reported = outcomes[i] instanceof Failed;
+        Throwable cause = reported ? ((Failed) outcomes[i]).cause() : unreportedCause;
+        failed.add(new Failure(record, cause, reported));
         if (unit != null) {
           brokenUnits.add(unit);
         }
@@ -209,7 +210,17 @@ final class PartitionBatch implements RelayBatch {
 
   private record Failed(Throwable cause) {}
 
-  record Failure(OutboxRecord record, Throwable cause) {}
+  /**
+   * A record that did not go through.
+   *
+   * @param reported whether the relay reported it failed (rather than leaving it unreported)
+   */
+  record Failure(OutboxRecord record, Throwable cause, boolean reported) {
+
+    Failure(OutboxRecord record, Throwable cause) {
+      this(record, cause, true);
+    }
+  }
 
   record Outcomes(List<OutboxRecord> confirmed, List<Failure> failed, List<OutboxRecord> heldBack) {}
 }

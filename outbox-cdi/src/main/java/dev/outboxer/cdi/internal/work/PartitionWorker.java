@@ -155,12 +155,6 @@ final class PartitionWorker {
         + " last error. (Said at most once a minute per partition.)");
   }
 
-  /** The exception's own "Outbox 'x', partition p: " prefix, which the log line already has. */
-  private String withoutPrefix(String message) {
-    String prefix = "Outbox '" + settings.name() + "', partition " + partition + ": ";
-    return message != null && message.startsWith(prefix) ? message.substring(prefix.length()) : message;
-  }
-
   /** Idle polling slows down, doubling from poll-interval to max-poll-interval. Publishing on this node wakes it anyway. */
   private Duration idleDelay() {
     idleRuns = Math.min(idleRuns + 1, 64);
@@ -202,7 +196,7 @@ final class PartitionWorker {
     failedBatchesNotBeforeNanos = System.nanoTime() + delay.toNanos();
     // Said once, then at 10, 100, 1000... failures in a row: an outage must not flood the log.
     boolean loud = failedBatches == 1 || Long.toString(failedBatches).matches("10+");
-    String what = e instanceof BatchRolledBackException ? withoutPrefix(e.getMessage())
+    String what = e instanceof BatchRolledBackException ? e.getMessage()
         : "the batch failed and nothing of it was committed (" + FailureText.describe(e) + ")";
     // The cause in one line, not a stack trace: a broker or database outage is expected, and its trace says nothing
     // more to an operator. The trace goes to FINE.

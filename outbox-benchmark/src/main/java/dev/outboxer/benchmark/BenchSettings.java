@@ -28,6 +28,7 @@ import java.util.Set;
  * @param memoryBacklog the backlog drained in a 256 MB heap (row 7)
  * @param maxDrain how long one drain may take; a contender still draining then reports the rate
  *     of what it drained, marked partial
+ * @param maxMemoryDrain how long the drain of row 7 may take
  */
 record BenchSettings(
     String profile,
@@ -43,7 +44,8 @@ record BenchSettings(
     int localLatencySamples,
     int remoteLatencySamples,
     int memoryBacklog,
-    Duration maxDrain) {
+    Duration maxDrain,
+    Duration maxMemoryDrain) {
 
   static final String PREFIX = "bench.";
 
@@ -61,15 +63,20 @@ record BenchSettings(
     check(remoteLatencySamples >= 1, "remote-latency-samples", remoteLatencySamples, "at least 1");
     check(memoryBacklog >= 1, "memory-backlog", memoryBacklog, "at least 1");
     check(!maxDrain.isNegative() && !maxDrain.isZero(), "max-drain-seconds", maxDrain.toSeconds(), "at least 1");
+    check(!maxMemoryDrain.isNegative() && !maxMemoryDrain.isZero(), "memory-max-seconds", maxMemoryDrain.toSeconds(),
+        "at least 1");
+    check(bulkFillAbove >= 0, "bulk-fill-above", bulkFillAbove, "0 (bulk-fill every backlog) or more");
   }
 
   /** Reads {@code bench.profile} (default quick) and every override from the given properties. */
   static BenchSettings from(Properties properties) {
     String profile = properties.getProperty(PREFIX + "profile", "quick").trim().toLowerCase(Locale.ROOT);
     Defaults d = switch (profile) {
-      case "quick" -> new Defaults(3, 1_000, 20_000, "10000,100000", 100_000, 1_000, 100, 20, 1_000_000, 30);
-      case "full" -> new Defaults(3, 1_000, 20_000, "10000,100000,1000000", 100_000, 5_000, 500, 100, 1_000_000, 600);
-      case "smoke" -> new Defaults(1, 20, 300, "200,400", 300, 40, 10, 3, 2_000, 60);
+      // quick: every backlog bulk-filled (verified against Outboxer's rows at start), short drains, few samples.
+      case "quick" -> new Defaults(3, 1_000, 20_000, "10000,100000", 0, 500, 50, 10, 1_000_000, 8, 900);
+      case "full" -> new Defaults(3, 1_000, 20_000, "10000,100000,1000000", 100_000, 2_000, 200, 50, 1_000_000, 120,
+          1_800);
+      case "smoke" -> new Defaults(1, 20, 300, "200,400", 300, 40, 10, 3, 2_000, 60, 300);
       default -> throw new IllegalArgumentException("bench.profile=" + profile + " is not a profile: use quick (under 10"
           + " minutes), full, or smoke (a tiny correctness round)");
     };
@@ -91,7 +98,8 @@ record BenchSettings(
         intValue(properties, "latency-samples", d.localLatency()),
         intValue(properties, "remote-latency-samples", d.remoteLatency()),
         intValue(properties, "memory-backlog", d.memoryBacklog()),
-        Duration.ofSeconds(intValue(properties, "max-drain-seconds", d.maxDrainSeconds())));
+        Duration.ofSeconds(intValue(properties, "max-drain-seconds", d.maxDrainSeconds())),
+        Duration.ofSeconds(intValue(properties, "memory-max-seconds", d.memoryMaxSeconds())));
   }
 
   boolean runs(Row row) {
@@ -104,7 +112,7 @@ record BenchSettings(
   }
 
   private record Defaults(int rounds, int groups, int backlog, String growth, int bulkFillAbove, int publishMessages,
-      int localLatency, int remoteLatency, int memoryBacklog, int maxDrainSeconds) {}
+      int localLatency, int remoteLatency, int memoryBacklog, int maxDrainSeconds, int memoryMaxSeconds) {}
 
   private static int intValue(Properties properties, String key, int fallback) {
     String value = properties.getProperty(PREFIX + key);

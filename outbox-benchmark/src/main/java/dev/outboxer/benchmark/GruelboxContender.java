@@ -153,7 +153,11 @@ final class GruelboxContender implements AutoCloseable {
    * finds it with {@code flush()}, called every 500 ms (Outboxer's default poll interval), for
    * which the entry is due at once (see {@link #DUE_AFTER}).
    */
-  List<Double> latency(boolean remote, int samples) throws Exception {
+  Latencies latency(int localSamples, int remoteSamples) throws Exception {
+    return new Latencies(samples(false, localSamples), samples(true, remoteSamples));
+  }
+
+  private List<Double> samples(boolean remote, int samples) throws Exception {
     execute("TRUNCATE TABLE TXNO_OUTBOX");
     Receipts receipts = new Receipts();
     task.use(null, null, receipts);

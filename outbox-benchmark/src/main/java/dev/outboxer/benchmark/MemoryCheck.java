@@ -56,7 +56,7 @@ final class MemoryCheck {
     forwarded.setProperty("bench.db", settings.database().configValue());
     forwarded.setProperty("bench.groups", String.valueOf(settings.groups()));
     forwarded.setProperty("bench.batch-size", String.valueOf(settings.batchSize()));
-    forwarded.setProperty("bench.max-drain-seconds", String.valueOf(settings.maxDrain().toSeconds()));
+    forwarded.setProperty("bench.memory-max-seconds", String.valueOf(settings.maxMemoryDrain().toSeconds()));
     forwarded.setProperty("bench.memory-backlog", String.valueOf(settings.memoryBacklog()));
     forwarded.setProperty("org.jboss.logging.provider", "jdk");
     // Its own Narayana identity and object store: two JVMs must not share them.
@@ -80,7 +80,7 @@ final class MemoryCheck {
     }, "memory-check-output");
     reader.setDaemon(true);
     reader.start();
-    long limit = settings.maxDrain().toSeconds() + OutboxerContender.START_TIMEOUT.toSeconds() + 60;
+    long limit = settings.maxMemoryDrain().toSeconds() + OutboxerContender.START_TIMEOUT.toSeconds() + 60;
     if (!child.waitFor(limit, TimeUnit.SECONDS)) {
       child.destroyForcibly();
       throw new IllegalStateException("The 256 MB child JVM did not end within " + limit + " s");
@@ -133,7 +133,7 @@ final class MemoryCheck {
     BenchSettings settings = BenchSettings.from(System.getProperties());
     RawJdbc raw = new RawJdbc(settings.database());
     DrainOutcome outcome = OutboxerContender.drainFilled(settings, raw, OutboxerNodes.ONE_PARTITION,
-        settings.memoryBacklog(), null);
+        settings.memoryBacklog(), null, settings.maxMemoryDrain());
     long peak = 0;
     for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
       if (pool.getType() == MemoryType.HEAP) {

@@ -30,12 +30,13 @@ final class OutboxerContender {
    */
   DrainOutcome drain(String outbox, int backlog, String failingGroup) throws Exception {
     double fill = nodes.fill(outbox, backlog);
-    return drainFilled(settings, nodes.raw(), outbox, backlog, failingGroup).filledIn(fill);
+    return drainFilled(settings, nodes.raw(), outbox, backlog, failingGroup, settings.maxDrain()).filledIn(fill);
   }
 
   /** Starts a fresh node whose workers drain the backlog already in the table; also run in the 256 MB child JVM. */
-  static DrainOutcome drainFilled(BenchSettings settings, RawJdbc raw, String outbox, long backlog, String failingGroup)
-      throws Exception {
+  @SuppressWarnings("try") // the node works while it is open; nothing in the body needs to call it
+  static DrainOutcome drainFilled(BenchSettings settings, RawJdbc raw, String outbox, long backlog, String failingGroup,
+      Duration limit) throws Exception {
     long[] ids = raw.idRange(outbox);
     if (ids == null || raw.count(outbox) != backlog) {
       throw new IllegalStateException("Outbox '" + outbox + "' should hold a backlog of " + backlog + " messages but holds "
@@ -50,7 +51,7 @@ final class OutboxerContender {
         throw new IllegalStateException("A fresh Outboxer node did not relay anything of outbox '" + outbox + "' within "
             + START_TIMEOUT.toSeconds() + " s");
       }
-      finished = probe.await(expected, settings.maxDrain());
+      finished = probe.await(expected, limit);
     } finally {
       BenchRelay.clear(outbox);
     }
@@ -85,42 +86,49 @@ final class OutboxerContender {
 
   /**
    * Milliseconds from just before the publishing transaction's commit to the relay receiving the
-   * message. Local: one node publishes and relays (its commit wakes its worker). Remote: the
-   * publish-only node publishes, a worker node relays (it finds the message when it polls).
+   * message, on one fresh worker node with 4 partitions. Local: the node publishes itself (its
+   * commit wakes its worker). Remote: the publish-only node publishes, the worker node finds the
+   * message when its worker polls.
    */
-  List<Double> latency(boolean remote, int samples) throws Exception {
+  Latencies latency(int localSamples, int remoteSamples) throws Exception {
     String outbox = OutboxerNodes.FOUR_PARTITIONS;
     nodes.raw().truncate();
     Receipts receipts = new Receipts();
     BenchRelay.plan(outbox, new BenchRelay.Plan(null, null, receipts));
     try (OutboxTestContainer node = OutboxerNodes.workerNode(settings, outbox)) {
-      OutboxTestContainer publisher = remote ? nodes.publisher(true) : node;
-      Outbox api = publisher.select(Outbox.class);
-      UserTransaction transaction = publisher.select(UserTransaction.class);
-      Random pauses = new Random(42);
-      List<Double> millis = new ArrayList<>();
-      int warmUp = Publishing.latencyWarmUp(samples);
-      for (int i = 0; i < warmUp + samples; i++) {
-        Thread.sleep(Publishing.latencyPauseMillis(pauses, remote));
-        transaction.begin();
-        long id;
-        try {
-          id = api.publish(outbox, BenchMessage.of(i, settings.groups()));
-        } catch (Exception | Error e) {
-          transaction.rollback();
-          throw e;
-        }
-        long beforeCommit = System.nanoTime();
-        transaction.commit();
-        long received = receipts.await(id, LATENCY_TIMEOUT);
-        if (i >= warmUp) {
-          millis.add((received - beforeCommit) / 1e6);
-        }
-      }
-      return millis;
+      List<Double> local = samples(node, outbox, receipts, false, localSamples, 0);
+      List<Double> remote = samples(nodes.publisher(true), outbox, receipts, true, remoteSamples, localSamples + 100);
+      return new Latencies(local, remote);
     } finally {
       BenchRelay.clear(outbox);
       nodes.raw().truncate();
     }
+  }
+
+  private List<Double> samples(OutboxTestContainer publisher, String outbox, Receipts receipts, boolean remote,
+      int samples, long firstSequence) throws Exception {
+    Outbox api = publisher.select(Outbox.class);
+    UserTransaction transaction = publisher.select(UserTransaction.class);
+    Random pauses = new Random(42);
+    List<Double> millis = new ArrayList<>();
+    int warmUp = Publishing.latencyWarmUp(samples);
+    for (int i = 0; i < warmUp + samples; i++) {
+      Thread.sleep(Publishing.latencyPauseMillis(pauses, remote));
+      transaction.begin();
+      long id;
+      try {
+        id = api.publish(outbox, BenchMessage.of(firstSequence + i, settings.groups()));
+      } catch (Exception | Error e) {
+        transaction.rollback();
+        throw e;
+      }
+      long beforeCommit = System.nanoTime();
+      transaction.commit();
+      long received = receipts.await(id, LATENCY_TIMEOUT);
+      if (i >= warmUp) {
+        millis.add((received - beforeCommit) / 1e6);
+      }
+    }
+    return millis;
   }
 }

@@ -108,8 +108,7 @@ final class Rounds {
       }
     }
     if (settings.runs(Row.LATENCY)) {
-      latency(false, settings.localLatencySamples());
-      latency(true, settings.remoteLatencySamples());
+      latency();
     }
     if (settings.runs(Row.POISON)) {
       poison();
@@ -145,20 +144,25 @@ final class Rounds {
     }
   }
 
-  private void latency(boolean remote, int samples) {
-    String where = remote ? "remote" : "local";
+  private void latency() {
     for (Contender contender : List.of(Contender.OUTBOXER, Contender.GRUELBOX)) {
-      List<Double> millis = attempt("latency." + where + ".p50", contender,
-          () -> contender == Contender.OUTBOXER ? outboxer.latency(remote, samples) : gruelbox.latency(remote, samples));
-      if (millis != null) {
-        double p50 = Stats.percentile(millis, 50);
-        double p99 = Stats.percentile(millis, 99);
-        results.add("latency." + where + ".p50", contender, p50);
-        results.add("latency." + where + ".p99", contender, p99);
-        say("5. latency, " + where, contender, String.format(Locale.ROOT, "p50 %.2f ms, p99 %.2f ms over %d samples",
-            p50, p99, millis.size()));
+      Latencies latencies = attempt("latency.local.p50", contender, () -> contender == Contender.OUTBOXER
+          ? outboxer.latency(settings.localLatencySamples(), settings.remoteLatencySamples())
+          : gruelbox.latency(settings.localLatencySamples(), settings.remoteLatencySamples()));
+      if (latencies != null) {
+        percentiles("local", contender, latencies.local());
+        percentiles("remote", contender, latencies.remote());
       }
     }
+  }
+
+  private void percentiles(String where, Contender contender, List<Double> millis) {
+    double p50 = Stats.percentile(millis, 50);
+    double p99 = Stats.percentile(millis, 99);
+    results.add("latency." + where + ".p50", contender, p50);
+    results.add("latency." + where + ".p99", contender, p99);
+    say("5. latency, " + where, contender, String.format(Locale.ROOT, "p50 %.2f ms, p99 %.2f ms, max %.2f ms over %d"
+        + " samples", p50, p99, Stats.max(millis), millis.size()));
   }
 
   /** Row 7, once per run. */
@@ -169,7 +173,7 @@ final class Rounds {
       results.line(label, outcome.describe());
       progress.println("[memory] " + outcome.describe());
       if (!outcome.finished()) {
-        results.note("Row 7: the drain in the 256 MB heap did not finish within bench.max-drain-seconds.");
+        results.note("Row 7: the drain in the 256 MB heap did not finish within bench.memory-max-seconds.");
       }
     } catch (Exception e) {
       results.line(label, "ERROR: " + message(e));

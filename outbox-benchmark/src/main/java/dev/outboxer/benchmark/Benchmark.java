@@ -79,8 +79,8 @@ public final class Benchmark {
           + " Outboxer's%n", (System.nanoTime() - startNanos) / 1e9);
       for (String outbox : List.of(OutboxerNodes.ONE_PARTITION, OutboxerNodes.FOUR_PARTITIONS)) {
         if (!nodes.templateMismatches(outbox).isEmpty()) {
-          results.note("RawJdbc's rows differ from Outboxer's in outbox " + outbox + ", so raw rows and bulk fills fail: "
-              + nodes.templateMismatches(outbox));
+          results.note("RawJdbc's rows differ from Outboxer's in outbox " + outbox + ": raw publishing fails and"
+              + " backlogs are published instead of bulk-inserted. Adapt RawJdbc. " + nodes.templateMismatches(outbox));
         }
       }
       Rounds rounds = new Rounds(settings, results, progress, new RawContender(nodes), new OutboxerContender(nodes),
@@ -97,7 +97,7 @@ public final class Benchmark {
     Report.Header header = new Report.Header(
         "Outboxer benchmark: " + settings.profile() + " profile, " + settings.database(),
         facts(settings, started, minutes, loadBefore, Environment.loadAverage(), database));
-    return new Run(results, Report.markdown(header, results, settings.rounds()));
+    return new Run(results, Report.markdown(header, results, settings.rounds(), settings.maxDrain().toSeconds()));
   }
 
   private static List<String> facts(BenchSettings settings, String started, double minutes, String loadBefore,
@@ -110,17 +110,28 @@ public final class Benchmark {
     facts.add("database: " + database);
     facts.add("Outboxer at " + Environment.outboxerCommit() + "; gruelbox transactionoutbox-core "
         + gruelboxVersion());
+    String fills = settings.bulkFillAbove() == 0
+        ? "every backlog filled by a bulk insert of rows verified equal to Outboxer's"
+        : String.format(Locale.ROOT, "backlogs above %,d filled by a bulk insert of rows verified equal to Outboxer's,"
+            + " smaller ones by Outboxer's publish-only node", settings.bulkFillAbove());
     facts.add(String.format(Locale.ROOT, "%,d group keys, batch size %d, a relay (gruelbox: a task) that does nothing and"
-            + " confirms every message; backlogs above %,d filled by a bulk insert verified against Outboxer's rows,"
-            + " smaller ones by Outboxer's publish", settings.groups(), settings.batchSize(), settings.bulkFillAbove()));
+        + " confirms every message; %s", settings.groups(), settings.batchSize(), fills));
     facts.add("drain rate: messages / time from the first batch handed over to the last commit; a drain stops after "
         + settings.maxDrain().toSeconds() + " s (bench.max-drain-seconds)");
     return facts;
   }
 
+  /** From {@code benchmark.properties}, which Maven fills in from the pom. */
   private static String gruelboxVersion() {
-    String version = com.gruelbox.transactionoutbox.TransactionOutbox.class.getPackage().getImplementationVersion();
-    return version == null ? "(version not in its manifest; see outbox-benchmark/pom.xml)" : version;
+    try (java.io.InputStream in = Benchmark.class.getResourceAsStream("/benchmark.properties")) {
+      java.util.Properties properties = new java.util.Properties();
+      if (in != null) {
+        properties.load(in);
+      }
+      return properties.getProperty("gruelbox.version", "(unknown)");
+    } catch (IOException e) {
+      return "(unknown)";
+    }
   }
 
   /**

@@ -13,6 +13,7 @@ import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplie
 import io.agroal.api.security.NamePrincipal;
 import io.agroal.api.security.SimplePassword;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
@@ -53,11 +54,6 @@ final class GruelboxContender implements AutoCloseable {
    * best case of gruelbox's path across nodes).
    */
   private static final Duration DUE_AFTER = Duration.ofSeconds(1);
-  /**
-   * When a flushed entry is due again if it did not complete. Longer than a batch takes, so that
-   * a second flush does not take entries the first is still processing.
-   */
-  private static final Duration RETRY_AFTER = Duration.ofSeconds(10);
   private static final Duration REMOTE_FLUSH_INTERVAL = Duration.ofMillis(500);
   private static final Duration LATENCY_TIMEOUT = Duration.ofSeconds(60);
 
@@ -86,9 +82,9 @@ final class GruelboxContender implements AutoCloseable {
       transactions = TransactionManager.fromDataSource(pool);
       // The first instance creates the schema through gruelbox's own migrations.
       publisher = outbox(transactions, dropSubmitter(), DUE_AFTER);
-      flusher = outbox(TransactionManager.fromDataSource(pool), Submitter.withExecutor(Runnable::run), RETRY_AFTER,
+      flusher = outbox(TransactionManager.fromDataSource(pool), Submitter.withExecutor(Runnable::run), settings.gruelboxRetry(),
           DUE_AFTER);
-      immediate = outbox(transactions, Submitter.withExecutor(background), RETRY_AFTER);
+      immediate = outbox(transactions, Submitter.withExecutor(background), settings.gruelboxRetry());
       // The first validation of an entry is slow: take it now, not in a measurement.
       transactions.inTransaction(() -> schedule(publisher, 0));
       transactions.inTransaction(() -> schedule(immediate, 0));
@@ -143,7 +139,22 @@ final class GruelboxContender implements AutoCloseable {
   double publish(int threads, boolean synchronousCommit, int messages) throws Exception {
     ThreadLocalContextTransactionManager manager = synchronousCommit ? transactions : asyncCommitTransactions();
     TransactionOutbox outbox = synchronousCommit ? publisher : asyncCommitPublisher;
-    return Publishing.measure(() -> execute("TRUNCATE TABLE TXNO_OUTBOX"), threads, messages,
+    Publishing.Table table = new Publishing.Table() {
+      @Override
+      public void empty() throws SQLException {
+        execute("TRUNCATE TABLE TXNO_OUTBOX");
+      }
+
+      @Override
+      public long count() throws SQLException {
+        try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement();
+            ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM TXNO_OUTBOX")) {
+          rows.next();
+          return rows.getLong(1);
+        }
+      }
+    };
+    return Publishing.measure(table, threads, messages,
         sequence -> manager.inTransaction(() -> schedule(outbox, sequence)));
   }
 

@@ -72,7 +72,7 @@ final class OutboxerContender {
     OutboxTestContainer node = nodes.publisher(synchronousCommit);
     Outbox outbox = node.select(Outbox.class);
     UserTransaction transaction = node.select(UserTransaction.class);
-    return Publishing.measure(nodes.raw()::truncate, threads, messages, sequence -> {
+    return Publishing.measure(nodes.table(OutboxerNodes.ONE_PARTITION), threads, messages, sequence -> {
       transaction.begin();
       try {
         outbox.publish(OutboxerNodes.ONE_PARTITION, BenchMessage.of(sequence, settings.groups()));

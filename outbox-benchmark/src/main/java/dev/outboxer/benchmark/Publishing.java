@@ -11,10 +11,11 @@ final class Publishing {
     void publish(long sequence) throws Exception;
   }
 
-  /** Empties the contender's table. */
-  @FunctionalInterface
-  interface Emptying {
+  /** The contender's table. */
+  interface Table {
     void empty() throws Exception;
+
+    long count() throws Exception;
   }
 
   private Publishing() {}
@@ -23,8 +24,9 @@ final class Publishing {
    * Messages per second of {@code threads} threads publishing {@code messages} messages between
    * them, each in a transaction of its own, into an empty table; after a single-threaded warm-up
    * of a tenth of them (at most 200), so that every contender is measured with compiled code.
+   * Fails unless exactly {@code messages} rows were written.
    */
-  static double measure(Emptying table, int threads, int messages, OneMessage publisher) throws Exception {
+  static double measure(Table table, int threads, int messages, OneMessage publisher) throws Exception {
     table.empty();
     int warmUp = Math.min(200, messages / 10);
     for (long sequence = 0; sequence < warmUp; sequence++) {
@@ -36,7 +38,11 @@ final class Publishing {
         publisher.publish(sequence);
       }
     });
+    long written = table.count();
     table.empty();
+    if (written != messages) {
+      throw new IllegalStateException(messages + " messages were published, but " + written + " rows were written");
+    }
     return messages / seconds;
   }
 

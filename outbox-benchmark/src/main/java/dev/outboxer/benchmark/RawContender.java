@@ -49,7 +49,7 @@ final class RawContender {
     UserTransaction transaction = node.select(UserTransaction.class);
     RawJdbc raw = nodes.raw();
     RawJdbc.Template template = nodes.template(OutboxerNodes.ONE_PARTITION);
-    return Publishing.measure(raw::truncate, threads, messages, sequence -> {
+    return Publishing.measure(nodes.table(OutboxerNodes.ONE_PARTITION), threads, messages, sequence -> {
       transaction.begin();
       try (Connection connection = pool.getConnection()) {
         raw.insert(connection, template, sequence, settings.groups());

@@ -13,7 +13,7 @@ final class Report {
   /** Conditions of a run, printed above the table. */
   record Header(String title, List<String> facts) {}
 
-  static String markdown(Header header, Results results, int rounds) {
+  static String markdown(Header header, Results results, int rounds, long maxDrainSeconds) {
     StringBuilder out = new StringBuilder();
     out.append("## ").append(header.title()).append("\n\n");
     for (String fact : header.facts()) {
@@ -36,6 +36,14 @@ final class Report {
         : "Cells: one round. n/a: the contender has no such feature or path.\n");
     for (Map.Entry<String, String> line : results.orderedLines()) {
       out.append("\n**").append(line.getKey()).append("**: ").append(line.getValue()).append('\n');
+    }
+    List<String> partial = results.partialDrains();
+    if (!partial.isEmpty()) {
+      out.append("\n`partial`: the drain ran out of its ").append(maxDrainSeconds).append(" s (bench.max-drain-seconds);"
+          + " the cell holds the rate of what it drained:\n");
+      for (String drain : partial) {
+        out.append("- ").append(drain).append('\n');
+      }
     }
     if (!results.notes().isEmpty() || !footnotes.isEmpty()) {
       out.append('\n');

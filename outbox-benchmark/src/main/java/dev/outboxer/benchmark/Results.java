@@ -6,8 +6,6 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * Every value measured in a run, per metric (a line of the table) and contender, in the order the
@@ -21,7 +19,7 @@ final class Results {
   private final Map<String, Metric> metrics = new LinkedHashMap<>();
   private final Map<String, Map<Contender, List<Double>>> values = new LinkedHashMap<>();
   private final Map<String, Map<Contender, List<String>>> errors = new LinkedHashMap<>();
-  private final Map<String, Set<Contender>> partial = new LinkedHashMap<>();
+  private final Map<String, Map<Contender, List<String>>> partial = new LinkedHashMap<>();
   private final List<String> notes = new ArrayList<>();
   private final Map<String, String> lines = new LinkedHashMap<>();
 
@@ -41,10 +39,11 @@ final class Results {
         .computeIfAbsent(contender, c -> new ArrayList<>()).add(message);
   }
 
-  synchronized void partial(String key, Contender contender, String note) {
+  /** A drain that ran out of time; {@code drained} says how far it got, for example "800 of 20,000 in round 1". */
+  synchronized void partial(String key, Contender contender, String drained) {
     requireMetric(key);
-    partial.computeIfAbsent(key, k -> new TreeSet<>()).add(contender);
-    notes.add(note);
+    partial.computeIfAbsent(key, k -> new EnumMap<>(Contender.class))
+        .computeIfAbsent(contender, c -> new ArrayList<>()).add(drained);
   }
 
   synchronized void note(String note) {
@@ -75,7 +74,15 @@ final class Results {
   }
 
   synchronized boolean isPartial(String key, Contender contender) {
-    return partial.getOrDefault(key, Set.of()).contains(contender);
+    return partial.getOrDefault(key, Map.of()).containsKey(contender);
+  }
+
+  /** Per metric and contender, how far each drain that ran out of time got. */
+  synchronized List<String> partialDrains() {
+    List<String> all = new ArrayList<>();
+    partial.forEach((key, byContender) -> byContender.forEach((contender, drained) ->
+        all.add(contender.label() + ", " + metrics.get(key).label() + ": " + String.join("; ", drained))));
+    return all;
   }
 
   /** Every error of the run, as "metric / contender: message". */

@@ -194,9 +194,8 @@ final class Rounds {
     String text = String.format(Locale.ROOT, "%,.0f msg/s (%,d in %.2f s; filled in %.1f s, %.1f s in all)",
         outcome.rate(), outcome.committed(), outcome.seconds(), outcome.fillSeconds(), (System.nanoTime() - start) / 1e9);
     if (!outcome.finished()) {
-      results.partial(key, contender, String.format(Locale.ROOT, "partial: %s, %s, round %d drained %,d of %,d within"
-              + " bench.max-drain-seconds=%d; the rate is that of what it drained", contender.label(), label(key),
-          roundNumber, outcome.committed(), outcome.backlog(), settings.maxDrain().toSeconds()));
+      results.partial(key, contender, String.format(Locale.ROOT, "%,d of %,d in round %d", outcome.committed(),
+          outcome.backlog(), roundNumber));
       text += " PARTIAL, out of time";
     }
     say(label(key), contender, text);

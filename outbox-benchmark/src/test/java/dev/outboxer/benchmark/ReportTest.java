@@ -19,10 +19,12 @@ class ReportTest {
     results.add("latency.local.p50", Contender.OUTBOXER, 4.5);
     results.error("drain.p1", Contender.GRUELBOX, "it broke | badly");
 
-    String markdown = Report.markdown(new Report.Header("title", List.of("a fact")), results, 3);
+    results.partial("drain.p1", Contender.OUTBOXER, "800 of 20,000 in round 2");
+    String markdown = Report.markdown(new Report.Header("title", List.of("a fact")), results, 3, 8);
 
     assertThat(markdown).contains("| 1. drain 20,000, 1 partition (msg/s) | 20,000 (10,000-30,000) | 10,000 (5,000-15,000)"
-        + " | error [1] | 0.50 |");
+        + " partial | error [1] | 0.50 |");
+    assertThat(markdown).contains("- Outboxer, 1. drain 20,000, 1 partition: 800 of 20,000 in round 2");
     assertThat(markdown).contains("| 5. latency on one idle node, p50 (ms) | n/a | 4.50 | n/a |  |");
     assertThat(markdown).contains("- [1] gruelbox, 1. drain 20,000, 1 partition: 1 error(s), first: it broke / badly");
     assertThat(markdown).contains("- a fact");

@@ -1,0 +1,134 @@
+package dev.outboxer.benchmark;
+
+import dev.outboxer.Outbox;
+import dev.outboxer.testing.OutboxTestContainer;
+import jakarta.transaction.UserTransaction;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/** Outboxer, measured through its API only: {@code Outbox.publish} and a relay bean driven by the real workers. */
+final class OutboxerContender {
+
+  /** How long a fresh node may take to start and hand over its first batch. */
+  static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+  private static final Duration LATENCY_TIMEOUT = Duration.ofSeconds(60);
+
+  private final OutboxerNodes nodes;
+  private final BenchSettings settings;
+
+  OutboxerContender(OutboxerNodes nodes) {
+    this.nodes = nodes;
+    this.settings = nodes.settings();
+  }
+
+  /**
+   * Fills a backlog with the publish-only node, then starts a fresh node whose workers drain it.
+   * With a failing group, the relay fails every message of that group and the drain waits for the
+   * others only.
+   */
+  DrainOutcome drain(String outbox, int backlog, String failingGroup) throws Exception {
+    double fill = nodes.fill(outbox, backlog);
+    return drainFilled(settings, nodes.raw(), outbox, backlog, failingGroup, settings.maxDrain()).filledIn(fill);
+  }
+
+  /** Starts a fresh node whose workers drain the backlog already in the table; also run in the 256 MB child JVM. */
+  @SuppressWarnings("try") // the node works while it is open; nothing in the body needs to call it
+  static DrainOutcome drainFilled(BenchSettings settings, RawJdbc raw, String outbox, long backlog, String failingGroup,
+      Duration limit) throws Exception {
+    long[] ids = raw.idRange(outbox);
+    if (ids == null || raw.count(outbox) != backlog) {
+      throw new IllegalStateException("Outbox '" + outbox + "' should hold a backlog of " + backlog + " messages but holds "
+          + raw.count(outbox));
+    }
+    long expected = failingGroup == null ? backlog : backlog - raw.countGroup(outbox, failingGroup);
+    DrainProbe probe = new DrainProbe(ids[0], ids[1] - ids[0] + 1, true);
+    BenchRelay.plan(outbox, new BenchRelay.Plan(probe, failingGroup, null));
+    boolean finished;
+    try (OutboxTestContainer node = OutboxerNodes.workerNode(settings, outbox)) {
+      if (!probe.await(1, START_TIMEOUT)) {
+        throw new IllegalStateException("A fresh Outboxer node did not relay anything of outbox '" + outbox + "' within "
+            + START_TIMEOUT.toSeconds() + " s");
+      }
+      finished = probe.await(expected, limit);
+    } finally {
+      BenchRelay.clear(outbox);
+    }
+    long left = raw.count(outbox);
+    if (left != backlog - probe.committed()) {
+      throw new IllegalStateException("Outbox '" + outbox + "': " + probe.committed() + " of " + backlog + " messages"
+          + " were relayed and committed, but " + left + " rows are left instead of " + (backlog - probe.committed()));
+    }
+    if (failingGroup != null && finished && left != backlog - expected) {
+      throw new IllegalStateException("The failing group " + failingGroup + " should have kept all its "
+          + (backlog - expected) + " messages, but " + left + " are left");
+    }
+    return DrainOutcome.of(probe, expected, finished);
+  }
+
+  /** Messages per second: {@code threads} threads, each publishing one message per JTA transaction. */
+  double publish(int threads, boolean synchronousCommit, int messages) throws Exception {
+    OutboxTestContainer node = nodes.publisher(synchronousCommit);
+    Outbox outbox = node.select(Outbox.class);
+    UserTransaction transaction = node.select(UserTransaction.class);
+    return Publishing.measure(nodes.table(OutboxerNodes.ONE_PARTITION), threads, messages, sequence -> {
+      transaction.begin();
+      try {
+        outbox.publish(OutboxerNodes.ONE_PARTITION, BenchMessage.of(sequence, settings.groups()));
+      } catch (Exception | Error e) {
+        transaction.rollback();
+        throw e;
+      }
+      transaction.commit();
+    });
+  }
+
+  /**
+   * Milliseconds from just before the publishing transaction's commit to the relay receiving the
+   * message, on one fresh worker node with 4 partitions. Local: the node publishes itself (its
+   * commit wakes its worker). Remote: the publish-only node publishes, the worker node finds the
+   * message when its worker polls.
+   */
+  Latencies latency(int localSamples, int remoteSamples) throws Exception {
+    String outbox = OutboxerNodes.FOUR_PARTITIONS;
+    nodes.raw().truncate();
+    Receipts receipts = new Receipts();
+    BenchRelay.plan(outbox, new BenchRelay.Plan(null, null, receipts));
+    try (OutboxTestContainer node = OutboxerNodes.workerNode(settings, outbox)) {
+      List<Double> local = samples(node, outbox, receipts, false, localSamples, 0);
+      List<Double> remote = samples(nodes.publisher(true), outbox, receipts, true, remoteSamples, localSamples + 100);
+      return new Latencies(local, remote);
+    } finally {
+      BenchRelay.clear(outbox);
+      nodes.raw().truncate();
+    }
+  }
+
+  private List<Double> samples(OutboxTestContainer publisher, String outbox, Receipts receipts, boolean remote,
+      int samples, long firstSequence) throws Exception {
+    Outbox api = publisher.select(Outbox.class);
+    UserTransaction transaction = publisher.select(UserTransaction.class);
+    Random pauses = new Random(42);
+    List<Double> millis = new ArrayList<>();
+    int warmUp = Publishing.latencyWarmUp(samples);
+    for (int i = 0; i < warmUp + samples; i++) {
+      Thread.sleep(Publishing.latencyPauseMillis(pauses, remote));
+      transaction.begin();
+      long id;
+      try {
+        id = api.publish(outbox, BenchMessage.of(firstSequence + i, settings.groups()));
+      } catch (Exception | Error e) {
+        transaction.rollback();
+        throw e;
+      }
+      long beforeCommit = System.nanoTime();
+      transaction.commit();
+      long received = receipts.await(id, LATENCY_TIMEOUT);
+      if (i >= warmUp) {
+        millis.add((received - beforeCommit) / 1e6);
+      }
+    }
+    return millis;
+  }
+}

@@ -35,7 +35,7 @@ import java.util.function.LongFunction;
 final class RawJdbc {
 
   /** The columns of {@code outbox_message}, in one place. */
-  static final List<String> COLUMNS = List.of("id", "outbox", "partition_no", "group_key", "message_type",
+  static final List<String> COLUMNS = List.of("id", "outbox", "partition_no", "partition_key", "group_key", "message_type",
       "content_type", "payload", "headers", "status", "attempts", "next_attempt_at", "created_at", "last_attempt_at",
       "last_error");
   /** The columns that differ between two rows of the same message: set per insert, not compared. */

@@ -87,7 +87,7 @@ public final class OutboxTestContainer implements AutoCloseable {
     }
     List<AutoCloseable> opened = new ArrayList<>();
     try {
-      dataSource = dataSource(database, builder.poolSize);
+      dataSource = dataSource(database, builder.jdbcUrl != null ? builder.jdbcUrl : database.url(), builder.poolSize);
       opened.add(dataSource);
       Properties properties = new Properties();
       properties.setProperty("hibernate.transaction.jta.platform",
@@ -214,7 +214,7 @@ public final class OutboxTestContainer implements AutoCloseable {
     }
   }
 
-  private static AgroalDataSource dataSource(TestDatabase database, int poolSize) throws SQLException {
+  private static AgroalDataSource dataSource(TestDatabase database, String url, int poolSize) throws SQLException {
     TransactionManager tm = com.arjuna.ats.jta.TransactionManager.transactionManager();
     TransactionSynchronizationRegistry tsr = jtaPropertyManager.getJTAEnvironmentBean().getTransactionSynchronizationRegistry();
     AgroalDataSourceConfigurationSupplier configuration = new AgroalDataSourceConfigurationSupplier()
@@ -223,7 +223,7 @@ public final class OutboxTestContainer implements AutoCloseable {
             .acquisitionTimeout(Duration.ofSeconds(30))
             .transactionIntegration(new NarayanaTransactionIntegration(tm, tsr))
             .connectionFactoryConfiguration(factory -> factory
-                .jdbcUrl(database.url())
+                .jdbcUrl(url)
                 .connectionProviderClassName(database.xaDataSourceClass())
                 .principal(new NamePrincipal(database.user()))
                 .credential(new SimplePassword(database.password()))));
@@ -240,6 +240,7 @@ public final class OutboxTestContainer implements AutoCloseable {
     private SettableClock clock = new SettableClock();
     private boolean resetSchema = true;
     private int poolSize = 20;
+    private String jdbcUrl;
 
     private Builder(TestDatabase database) {
       this.database = database;
@@ -281,6 +282,16 @@ public final class OutboxTestContainer implements AutoCloseable {
     /** Keep the tables of an earlier container (for restart and multi-node tests). Default: reset. */
     public Builder keepSchema() {
       resetSchema = false;
+      return this;
+    }
+
+    /**
+     * The JDBC URL of the container's pool, instead of the database's own (for example with
+     * per-connection settings such as PostgreSQL's {@code options=-c synchronous_commit=off}).
+     * The schema is still reset through the database's own URL.
+     */
+    public Builder jdbcUrl(String url) {
+      jdbcUrl = url;
       return this;
     }
 

@@ -102,7 +102,7 @@ final class BrokerConsumer implements AutoCloseable {
 
   private void record(Connection connection, Destination destination, long id, String group, int partition, long token)
       throws Exception {
-    destination.attempt(connection, id, group, partition, token, "consumer", "token-" + token, Destination.ACCEPTED,
+    destination.attempt(connection, id, group, partition, token, "consumer", "token-" + token, 0, 0, Destination.ACCEPTED,
         null);
     received.incrementAndGet();
   }

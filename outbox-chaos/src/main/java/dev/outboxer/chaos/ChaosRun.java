@@ -41,6 +41,7 @@ public final class ChaosRun {
   private final long started = System.nanoTime();
   private final Map<String, State> states = new ConcurrentHashMap<>();
   private final List<ChildProcess> workers = new ArrayList<>();
+  private final java.util.concurrent.ExecutorService restarts = Executors.newCachedThreadPool();
   private ChaosSettings settings;
   private Connection faultLog;
 
@@ -68,7 +69,10 @@ public final class ChaosRun {
   private Report execute() throws Exception {
     say("chaos run '" + settings.run() + "' in " + dir);
     say("settings: " + settings);
+    say("outbox database " + settings.database().url() + ", destination database " + databases.destinationDatabaseName());
     settings.database().assumeAvailable();
+    // The child JVMs' class path, for diagnosing a process that cannot start.
+    Files.writeString(dir.resolve("classpath.txt"), ChildProcess.classPath().replace(java.io.File.pathSeparator, "\n"));
     if (settings.relay().equals("jms") && databases.postgres()) {
       int prepared = databases.maxPreparedTransactions();
       if (prepared <= 0) {
@@ -124,11 +128,18 @@ public final class ChaosRun {
       publisher = new ChildProcess("publisher", dir, jvmOptions("publisher"), PublisherMain.class,
           withArgs(settings.toArgs(), "dir=" + dir));
       publisher.start();
+      ChildProcess started = publisher;
+      await("the publisher", Duration.ofSeconds(180), () -> started.logged(PublisherMain.READY), publisher);
+      say("publisher ready: faults start");
       publishStart = System.nanoTime();
       injectFaults(publisher, scheduler, publishStart);
       scheduler.shutdown();
       if (!scheduler.awaitTermination(60, TimeUnit.SECONDS)) {
         say("pending fault actions did not finish in 60s");
+      }
+      restarts.shutdown();
+      if (!restarts.awaitTermination(200, TimeUnit.SECONDS)) {
+        say("restarts did not finish in 200s");
       }
       healAll();
       say("faults stopped");
@@ -148,6 +159,7 @@ public final class ChaosRun {
       say(drained ? "drained" : "did not drain within " + settings.drainTimeout());
     } finally {
       scheduler.shutdownNow();
+      restarts.shutdownNow();
       for (ChildProcess worker : workers) {
         worker.stop(Duration.ofSeconds(10));
       }
@@ -200,8 +212,19 @@ public final class ChaosRun {
       if (healthy.size() < 2) {
         continue; // one worker always stays up, so that the run makes progress
       }
-      ChildProcess target = healthy.get(random.nextInt(healthy.size()));
       String kind = kinds.get(random.nextInt(kinds.size()));
+      ChildProcess target = healthy.get(random.nextInt(healthy.size()));
+      if (kind.equals("pause")) {
+        // A pause matters when it catches a worker inside a batch: prefer one that delivered just now.
+        java.util.Set<String> busy;
+        synchronized (this) {
+          busy = destination.recentWorkers(faultLog, 5);
+        }
+        List<ChildProcess> inBatch = healthy.stream().filter(w -> busy.contains(w.name())).toList();
+        if (!inBatch.isEmpty()) {
+          target = inBatch.get(random.nextInt(inBatch.size()));
+        }
+      }
       switch (kind) {
         case "kill" -> kill(target, scheduler);
         case "connections" -> cutConnections(target, "connections");
@@ -214,21 +237,23 @@ public final class ChaosRun {
     states.put(target.name(), State.DOWN);
     event("kill", target.name(), "kill -9 of pid " + target.pid());
     target.kill();
-    scheduler.schedule(() -> {
+    // Restarted after a second; it takes new faults only once it is up again (booting takes a while).
+    scheduler.schedule(() -> restarts.submit(() -> {
       try {
         target.start();
         event("restart", target.name(), "incarnation " + target.incarnation() + ", pid " + target.pid());
+        await(target.name() + " (restarted)", Duration.ofSeconds(180), () -> target.logged(WorkerMain.READY), target);
       } catch (Exception e) {
         say("restart of " + target.name() + " failed: " + e);
       }
       states.put(target.name(), State.HEALTHY);
-    }, 1, TimeUnit.SECONDS);
+    }), 1, TimeUnit.SECONDS);
   }
 
   private void cutConnections(ChildProcess target, String kind) throws SQLException {
-    event(kind, target.name(), "ending the outbox connections of pid " + target.pid());
+    // Logged once the sessions are gone, so that the batch they broke had started before the entry.
     int killed = databases.killOutboxConnections("chaos-" + target.name(), target.pid());
-    log.println(elapsed() + " " + kind + " " + target.name() + ": " + killed + " connection(s) ended");
+    event(kind, target.name(), killed + " outbox connection(s) of pid " + target.pid() + " ended");
   }
 
   private void pause(ChildProcess target, ScheduledExecutorService scheduler, Random random) throws Exception {
@@ -236,7 +261,7 @@ public final class ChaosRun {
     long millis = min + (long) (random.nextDouble() * Math.max(0, settings.pauseMax().toMillis() - min));
     // Half the pauses also lose their database sessions meanwhile, as a lease or an idle-session
     // timeout would end them: that is when another worker can take the paused one's partitions.
-    boolean cut = random.nextBoolean();
+    boolean cut = random.nextDouble() < settings.pauseCutRate();
     states.put(target.name(), State.PAUSED);
     event("pause", target.name(), "SIGSTOP of pid " + target.pid() + " for " + millis + "ms"
         + (cut ? ", its connections ended halfway" : ""));

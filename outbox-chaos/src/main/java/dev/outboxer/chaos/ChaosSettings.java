@@ -50,6 +50,8 @@ public final class ChaosSettings {
     DEFAULTS.put("fault-every", "4s");
     DEFAULTS.put("pause-min", "5s");
     DEFAULTS.put("pause-max", "7s");
+    // Share of pauses whose database sessions are also ended halfway (as a lease would end).
+    DEFAULTS.put("pause-cut-rate", "0.5");
     DEFAULTS.put("faults", "kill,connections,pause");
     DEFAULTS.put("drain-timeout", "120s");
     // Set by the orchestrator: host:port of the broker process (jms, kafka).
@@ -161,6 +163,7 @@ public final class ChaosSettings {
   public Duration faultEvery() { return duration("fault-every"); }
   public Duration pauseMin() { return duration("pause-min"); }
   public Duration pauseMax() { return duration("pause-max"); }
+  public double pauseCutRate() { return rate("pause-cut-rate"); }
   public Duration drainTimeout() { return duration("drain-timeout"); }
   public String broker() { return values.get("broker"); }
 

@@ -22,14 +22,21 @@ final class Checker {
 
   /** One recorded delivery attempt (or broker arrival). */
   record Delivery(long ts, long id, String group, int partition, long token, String worker, String batch,
-      String outcome) {
+      long batchStart, long batchStartMs, String outcome) {
     boolean accepted() {
       return Destination.ACCEPTED.equals(outcome);
     }
   }
 
   /** One fault. */
-  record Event(long ts, String kind, String target, String detail) {}
+  record Event(long ts, long atMs, String kind, String target, String detail) {}
+
+  /**
+   * How long before its batch reached the relay a fault of the same worker may still have undone
+   * it: the claim and the read happen before, in the same transaction. Wall-clock time of the one
+   * machine all processes share.
+   */
+  static final long CLAIM_GRACE_MS = 2_000;
 
   /** Everything the checker reads. */
   record Inputs(List<Ledger.Entry> ledger, List<Delivery> deliveries, List<Event> events,
@@ -48,15 +55,17 @@ final class Checker {
     List<Event> events = new ArrayList<>();
     try (Connection destination = databases.destination("chaos-checker"); Statement statement = destination.createStatement()) {
       try (ResultSet rows = statement.executeQuery("SELECT ts, message_id, group_key, partition_no, token, worker,"
-          + " batch_id, outcome FROM chaos_delivery ORDER BY ts")) {
+          + " batch_id, batch_start, batch_start_ms, outcome FROM chaos_delivery ORDER BY ts")) {
         while (rows.next()) {
           deliveries.add(new Delivery(rows.getLong(1), rows.getLong(2), rows.getString(3), rows.getInt(4),
-              rows.getLong(5), rows.getString(6), rows.getString(7), rows.getString(8)));
+              rows.getLong(5), rows.getString(6), rows.getString(7), rows.getLong(8), rows.getLong(9),
+              rows.getString(10)));
         }
       }
-      try (ResultSet rows = statement.executeQuery("SELECT ts, kind, target, detail FROM chaos_event ORDER BY ts")) {
+      try (ResultSet rows = statement.executeQuery("SELECT ts, at_ms, kind, target, detail FROM chaos_event ORDER BY ts")) {
         while (rows.next()) {
-          events.add(new Event(rows.getLong(1), rows.getString(2), rows.getString(3), rows.getString(4)));
+          events.add(new Event(rows.getLong(1), rows.getLong(2), rows.getString(3), rows.getString(4),
+              rows.getString(5)));
         }
       }
     }
@@ -87,7 +96,7 @@ final class Checker {
           Ledger.Entry entry = committed.get(delivery.id());
           if (delivery.partition() < 0 && entry != null) {
             fixed = new Delivery(delivery.ts(), delivery.id(), delivery.group(), entry.partition(), delivery.token(),
-                delivery.worker(), delivery.batch(), delivery.outcome());
+                delivery.worker(), delivery.batch(), delivery.batchStart(), delivery.batchStartMs(), delivery.outcome());
           }
           accepted.add(fixed);
           report.maxToken = Math.max(report.maxToken, delivery.token());
@@ -233,7 +242,12 @@ final class Checker {
         }
         boolean attributed = false;
         for (Event event : events) {
-          if (event.ts() > earlier.ts() && event.ts() < repeat.ts()
+          // A fault from shortly before the earlier batch reached the relay (its claim and read) up to
+          // the repeat can have undone that batch.
+          boolean afterStart = batchesKnown && earlier.batchStartMs() > 0
+              ? event.ts() > earlier.batchStart() || event.atMs() >= earlier.batchStartMs() - CLAIM_GRACE_MS
+              : event.ts() > earlier.ts();
+          if (afterStart && event.ts() < repeat.ts()
               && (!batchesKnown || earlier.worker().equals(event.target()) || "*".equals(event.target()))) {
             attributed = true;
             break;

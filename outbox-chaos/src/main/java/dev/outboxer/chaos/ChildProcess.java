@@ -168,7 +168,8 @@ final class ChildProcess {
       }
     }
     for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-      if (!entry.isBlank()) {
+      // Maven's own launcher, when running under exec:java.
+      if (!entry.isBlank() && !entry.contains("plexus-classworlds")) {
         entries.add(entry);
       }
     }

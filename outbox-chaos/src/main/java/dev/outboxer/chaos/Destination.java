@@ -50,9 +50,11 @@ final class Destination {
           + " token BIGINT NOT NULL, PRIMARY KEY (outbox, partition_no))" + engine);
       statement.execute("CREATE TABLE chaos_delivery (ts BIGINT NOT NULL PRIMARY KEY, message_id BIGINT NOT NULL,"
           + " group_key VARCHAR(100), partition_no INTEGER NOT NULL, token BIGINT NOT NULL, worker VARCHAR(60) NOT NULL,"
-          + " batch_id VARCHAR(100) NOT NULL, outcome VARCHAR(8) NOT NULL, detail VARCHAR(300))" + engine);
-      statement.execute("CREATE TABLE chaos_event (ts BIGINT NOT NULL PRIMARY KEY, kind VARCHAR(30) NOT NULL,"
-          + " target VARCHAR(60) NOT NULL, detail VARCHAR(300))" + engine);
+          + " batch_id VARCHAR(100) NOT NULL, batch_start BIGINT NOT NULL, batch_start_ms BIGINT NOT NULL,"
+          + " outcome VARCHAR(8) NOT NULL,"
+          + " detail VARCHAR(300))" + engine);
+      statement.execute("CREATE TABLE chaos_event (ts BIGINT NOT NULL PRIMARY KEY, at_ms BIGINT NOT NULL,"
+          + " kind VARCHAR(30) NOT NULL, target VARCHAR(60) NOT NULL, detail VARCHAR(300))" + engine);
       try (PreparedStatement fence = connection.prepareStatement(
           "INSERT INTO chaos_fence (outbox, partition_no, token) VALUES (?, ?, 0)")) {
         for (int partition = 0; partition < partitions; partition++) {
@@ -73,7 +75,7 @@ final class Destination {
    * Either way the attempt is recorded.
    */
   Outcome deliver(Connection connection, String outbox, int partition, long token, long messageId, String groupKey,
-      String worker, String batchId, boolean fenced) throws SQLException {
+      String worker, String batchId, long batchStart, long batchStartMs, boolean fenced) throws SQLException {
     connection.setAutoCommit(false);
     try {
       long highest;
@@ -99,7 +101,8 @@ final class Destination {
           raise.executeUpdate();
         }
       }
-      insert(connection, messageId, groupKey, partition, token, worker, batchId, accepted ? ACCEPTED : REFUSED,
+      insert(connection, messageId, groupKey, partition, token, worker, batchId, batchStart, batchStartMs,
+          accepted ? ACCEPTED : REFUSED,
           accepted ? null : "token " + token + " < " + highest);
       connection.commit();
       return new Outcome(accepted, Math.max(highest, token));
@@ -115,24 +118,36 @@ final class Destination {
 
   /** Records an attempt that did not reach the fence (a failure the relay injected). */
   void attempt(Connection connection, long messageId, String groupKey, int partition, long token, String worker,
-      String batchId, String outcome, String detail) throws SQLException {
+      String batchId, long batchStart, long batchStartMs, String outcome, String detail) throws SQLException {
     connection.setAutoCommit(true);
-    insert(connection, messageId, groupKey, partition, token, worker, batchId, outcome, detail);
+    insert(connection, messageId, groupKey, partition, token, worker, batchId, batchStart, batchStartMs, outcome, detail);
+  }
+
+  /** A reading of the clock, e.g. when a batch reaches the relay. */
+  long now(Connection connection) throws SQLException {
+    connection.setAutoCommit(true);
+    try (Statement statement = connection.createStatement();
+        ResultSet row = statement.executeQuery("SELECT " + databases.nextValue("chaos_clock"))) {
+      row.next();
+      return row.getLong(1);
+    }
   }
 
   private void insert(Connection connection, long messageId, String groupKey, int partition, long token, String worker,
-      String batchId, String outcome, String detail) throws SQLException {
+      String batchId, long batchStart, long batchStartMs, String outcome, String detail) throws SQLException {
     try (PreparedStatement insert = connection.prepareStatement("INSERT INTO chaos_delivery (ts, message_id, group_key,"
-        + " partition_no, token, worker, batch_id, outcome, detail) VALUES (" + databases.nextValue("chaos_clock")
-        + ", ?, ?, ?, ?, ?, ?, ?, ?)")) {
+        + " partition_no, token, worker, batch_id, batch_start, batch_start_ms, outcome, detail) VALUES ("
+        + databases.nextValue("chaos_clock") + ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
       insert.setLong(1, messageId);
       insert.setString(2, groupKey);
       insert.setInt(3, partition);
       insert.setLong(4, token);
       insert.setString(5, worker);
       insert.setString(6, batchId);
-      insert.setString(7, outcome);
-      insert.setString(8, detail == null ? null : shorten(detail));
+      insert.setLong(7, batchStart);
+      insert.setLong(8, batchStartMs);
+      insert.setString(9, outcome);
+      insert.setString(10, detail == null ? null : shorten(detail));
       insert.executeUpdate();
     }
   }
@@ -140,13 +155,28 @@ final class Destination {
   /** Logs a fault, stamped by the same clock as the deliveries. */
   void event(Connection connection, String kind, String target, String detail) throws SQLException {
     connection.setAutoCommit(true);
-    try (PreparedStatement insert = connection.prepareStatement("INSERT INTO chaos_event (ts, kind, target, detail)"
-        + " VALUES (" + databases.nextValue("chaos_clock") + ", ?, ?, ?)")) {
-      insert.setString(1, kind);
-      insert.setString(2, target);
-      insert.setString(3, detail == null ? null : shorten(detail));
+    try (PreparedStatement insert = connection.prepareStatement("INSERT INTO chaos_event (ts, at_ms, kind, target,"
+        + " detail) VALUES (" + databases.nextValue("chaos_clock") + ", ?, ?, ?, ?)")) {
+      insert.setLong(1, System.currentTimeMillis());
+      insert.setString(2, kind);
+      insert.setString(3, target);
+      insert.setString(4, detail == null ? null : shorten(detail));
       insert.executeUpdate();
     }
+  }
+
+  /** The workers among the last {@code limit} delivery attempts: those most likely inside a batch right now. */
+  java.util.Set<String> recentWorkers(Connection connection, int limit) throws SQLException {
+    connection.setAutoCommit(true);
+    java.util.Set<String> workers = new java.util.HashSet<>();
+    try (PreparedStatement query = connection.prepareStatement(
+        "SELECT worker FROM chaos_delivery ORDER BY ts DESC LIMIT " + limit);
+        ResultSet rows = query.executeQuery()) {
+      while (rows.next()) {
+        workers.add(rows.getString(1));
+      }
+    }
+    return workers;
   }
 
   private static String shorten(String text) {

@@ -26,6 +26,7 @@ final class Presets {
         .with("messages", "2000")
         .with("fault-period", "60s")
         .with("faults", "pause,connections,kill")
+        .with("pause-cut-rate", "1")
         .with("fault-every", "3s");
   }
 

@@ -21,6 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class PublisherMain {
 
+  static final String READY = "chaos publisher ready";
+
   private PublisherMain() {}
 
   /** Thrown inside a transaction to roll it back on purpose. */
@@ -45,6 +47,8 @@ public final class PublisherMain {
         .poolSize(settings.publisherThreads() + 2)
         .start()) {
       Outbox outbox = container.select(Outbox.class);
+      System.out.println(READY);
+      System.out.flush();
       AtomicLong issued = new AtomicLong();
       AtomicLong committedMessages = new AtomicLong();
       AtomicLong rolledBackMessages = new AtomicLong();

@@ -65,6 +65,9 @@ public class TableRelay implements Relay {
     Connection connection = take(c);
     boolean healthy = false;
     try {
+      // Faults from here on can make this batch's deliveries come again: the checker's window starts here.
+      long batchStart = c.destination().now(connection);
+      long batchStartMs = System.currentTimeMillis();
       for (int i = 0; i < records.size(); i++) {
         OutboxRecord record = records.get(i);
         if (i == hangAt) {
@@ -77,7 +80,7 @@ public class TableRelay implements Relay {
         }
         if (rnd.nextDouble() < settings.failRate()) {
           c.destination().attempt(connection, record.id(), group, batch.partition(), batch.fencingToken(), c.node(),
-              batchId, Destination.FAILED, "injected");
+              batchId, batchStart, batchStartMs, Destination.FAILED, "injected");
           batch.fail(record, new InjectedFailure("chaos: injected failure of message " + record.id() + " (group "
               + group + ") in batch " + batchId));
           failedGroups.add(group);
@@ -88,7 +91,7 @@ public class TableRelay implements Relay {
           sleepQuietly(delay);
         }
         Destination.Outcome outcome = c.destination().deliver(connection, batch.outbox(), batch.partition(),
-            batch.fencingToken(), record.id(), group, c.node(), batchId, fencing);
+            batch.fencingToken(), record.id(), group, c.node(), batchId, batchStart, batchStartMs, fencing);
         if (outcome.accepted()) {
           batch.confirm(record);
         } else {

@@ -208,11 +208,13 @@ public final class ChaosRun {
       if (kinds.isEmpty() || (System.nanoTime() >= faultEnd && !publisher.alive())) {
         continue;
       }
+      String kind = pick(kinds, random);
       List<ChildProcess> healthy = workers.stream().filter(w -> states.get(w.name()) == State.HEALTHY).toList();
-      if (healthy.size() < 2) {
-        continue; // one worker always stays up, so that the run makes progress
+      // Kills and pauses leave at least one worker untouched, so that the run makes progress;
+      // ending sessions does not take a worker out.
+      if (healthy.isEmpty() || (!kind.equals("connections") && healthy.size() < 2)) {
+        continue;
       }
-      String kind = kinds.get(random.nextInt(kinds.size()));
       ChildProcess target = healthy.get(random.nextInt(healthy.size()));
       if (kind.equals("pause")) {
         // A pause matters when it catches a worker inside a batch: prefer one that delivered just now.
@@ -231,6 +233,18 @@ public final class ChaosRun {
         default -> pause(target, scheduler, random);
       }
     }
+  }
+
+  /**
+   * The next fault kind: pauses (the fault fencing is about) weigh most, kills least (a restarted
+   * worker boots for a while, which the machine's two cores feel).
+   */
+  private static String pick(List<String> kinds, Random random) {
+    double pause = kinds.contains("pause") ? 0.45 : 0;
+    double connections = kinds.contains("connections") ? 0.35 : 0;
+    double kill = kinds.contains("kill") ? 0.2 : 0;
+    double roll = random.nextDouble() * (pause + connections + kill);
+    return roll < pause ? "pause" : roll < pause + connections ? "connections" : "kill";
   }
 
   private void kill(ChildProcess target, ScheduledExecutorService scheduler) throws Exception {

@@ -47,7 +47,7 @@ public final class ChaosSettings {
     // The claim's lease, used once the core knows outbox.<name>.transaction-timeout.
     DEFAULTS.put("lease", "4s");
     // Mean time between two process-level faults, and how long a pause lasts.
-    DEFAULTS.put("fault-every", "4s");
+    DEFAULTS.put("fault-every", "3s");
     DEFAULTS.put("pause-min", "5s");
     DEFAULTS.put("pause-max", "7s");
     // Share of pauses whose database sessions are also ended halfway (as a lease would end).

@@ -25,6 +25,10 @@ public final class WorkerMain {
     NodeArgs.useUrl(settings.database(), databases.workerUrl("chaos-" + node));
     TableRelay.use(new TableRelay.Context(settings, node, incarnation, databases, new Destination(databases)));
     JmsBeans.broker = settings.broker();
+    boolean xa = settings.relay().equals("jms");
+    if (xa) {
+      XaRecovery.configure();
+    }
 
     OutboxTestContainer container = OutboxTestContainer.builder(settings.database())
         .keepSchema()
@@ -33,6 +37,9 @@ public final class WorkerMain {
         .poolSize(settings.partitions() + 4)
         .start();
     Runtime.getRuntime().addShutdownHook(new Thread(container::close, "chaos-worker-shutdown"));
+    if (xa) {
+      XaRecovery.start(settings.database(), settings.broker());
+    }
     System.out.println(READY + ": " + node + " incarnation " + incarnation + " pid " + ProcessHandle.current().pid()
         + (NodeConfig.coreKnowsLease() ? " (lease " + settings.lease() + ")" : " (the core has no lease setting yet)"));
     System.out.flush();

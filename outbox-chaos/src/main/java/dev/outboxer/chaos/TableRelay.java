@@ -1,10 +1,13 @@
 package dev.outboxer.chaos;
 
+import com.arjuna.ats.jta.common.jtaPropertyManager;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.spi.Relay;
 import dev.outboxer.spi.RelayBatch;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Named;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -68,6 +71,7 @@ public class TableRelay implements Relay {
       // Faults from here on can make this batch's deliveries come again: the checker's window starts here.
       long batchStart = c.destination().now(connection);
       long batchStartMs = System.currentTimeMillis();
+      watchOutcome(c, batchId, batch.partition());
       for (int i = 0; i < records.size(); i++) {
         OutboxRecord record = records.get(i);
         if (i == hangAt) {
@@ -107,9 +111,42 @@ public class TableRelay implements Relay {
           c.destination().event(connection, "relay-overrun", c.node(), batchId + " partition " + batch.partition());
         }
       }
+      if (!overrunLogged && Instant.now().isAfter(batch.deadline())) {
+        c.destination().event(connection, "relay-overrun", c.node(), batchId + " partition " + batch.partition());
+      }
       healthy = true;
     } finally {
       give(connection, healthy);
+    }
+  }
+
+  /**
+   * Logs the batch's transaction if it does not commit (the database ended the session, the lease
+   * ran out, the commit failed): the whole batch comes again, and the checker may blame that on it.
+   * A killed worker logs nothing; its kill is logged by the orchestrator.
+   */
+  private void watchOutcome(Context c, String batchId, int partition) {
+    try {
+      jtaPropertyManager.getJTAEnvironmentBean().getTransactionSynchronizationRegistry()
+          .registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {}
+
+            @Override
+            public void afterCompletion(int status) {
+              if (status == Status.STATUS_COMMITTED) {
+                return;
+              }
+              try (Connection log = c.databases().destination("chaos-dest-" + c.node())) {
+                c.destination().event(log, "batch-rolled-back", c.node(), batchId + " partition " + partition
+                    + " (transaction status " + status + ")");
+              } catch (SQLException | RuntimeException e) {
+                // the destination is unreachable: the checker then sees no such event
+              }
+            }
+          });
+    } catch (RuntimeException notInTransaction) {
+      // The core calls relays inside its transaction; if not, there is nothing to watch.
     }
   }
 

@@ -27,6 +27,14 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  */
 final class BrokerConsumer implements AutoCloseable {
 
+  /** Kafka's and Artemis' clients log their whole configuration at INFO; the run's output stays short. Held: JUL keeps loggers weakly. */
+  private static final java.util.List<java.util.logging.Logger> QUIET = java.util.List.of(
+      java.util.logging.Logger.getLogger("org.apache.kafka"), java.util.logging.Logger.getLogger("org.apache.activemq"));
+
+  static {
+    QUIET.forEach(logger -> logger.setLevel(java.util.logging.Level.WARNING));
+  }
+
   private final Thread thread;
   private final AtomicLong received = new AtomicLong();
   private volatile boolean stopping;
@@ -108,7 +116,7 @@ final class BrokerConsumer implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() throws InterruptedException {
     stopping = true;
     thread.join(10_000);
     if (failure != null) {

@@ -15,7 +15,7 @@ import java.util.Map;
  *
  * <p>Durations are written as {@code 500ms}, {@code 4s} or {@code 2m}.
  */
-public final class ChaosSettings {
+final class ChaosSettings {
 
   /** Every key with its default: the short run's values. */
   private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
@@ -65,7 +65,7 @@ public final class ChaosSettings {
   }
 
   /** The short run's settings. */
-  public static ChaosSettings defaults() {
+  static ChaosSettings defaults() {
     return new ChaosSettings(new LinkedHashMap<>(DEFAULTS));
   }
 
@@ -74,7 +74,7 @@ public final class ChaosSettings {
    *
    * @throws IllegalArgumentException for an unknown key or an argument without '='
    */
-  public static ChaosSettings parse(String... args) {
+  static ChaosSettings parse(String... args) {
     ChaosSettings settings = defaults();
     for (String arg : args) {
       String trimmed = arg.startsWith("--") ? arg.substring(2) : arg;
@@ -89,7 +89,7 @@ public final class ChaosSettings {
   }
 
   /** A copy with one value changed. */
-  public ChaosSettings with(String key, String value) {
+  ChaosSettings with(String key, String value) {
     if (!DEFAULTS.containsKey(key)) {
       throw new IllegalArgumentException("Unknown chaos setting '" + key + "=" + value + "': use one of "
           + DEFAULTS.keySet());
@@ -100,15 +100,15 @@ public final class ChaosSettings {
   }
 
   /** The arguments that recreate these settings in another process. */
-  public List<String> toArgs() {
+  List<String> toArgs() {
     List<String> args = new ArrayList<>();
     values.forEach((key, value) -> args.add(key + "=" + value));
     return args;
   }
 
-  public String run() { return values.get("run"); }
+  String run() { return values.get("run"); }
 
-  public TestDatabase database() {
+  TestDatabase database() {
     String value = values.get("database").toLowerCase(Locale.ROOT);
     return switch (value) {
       case "postgresql", "postgres", "pg" -> TestDatabase.POSTGRESQL;
@@ -118,7 +118,7 @@ public final class ChaosSettings {
     };
   }
 
-  public String relay() {
+  String relay() {
     String relay = values.get("relay");
     if (!List.of("table", "jms", "kafka").contains(relay)) {
       throw new IllegalArgumentException("relay=" + relay + " is not a chaos relay: use table, jms or kafka");
@@ -126,15 +126,15 @@ public final class ChaosSettings {
     return relay;
   }
 
-  public int workers() { return positiveInt("workers"); }
-  public int partitions() { return positiveInt("partitions"); }
-  public int messages() { return positiveInt("messages"); }
-  public int groups() { return positiveInt("groups"); }
-  public int publisherThreads() { return positiveInt("publisher-threads"); }
-  public Duration faultPeriod() { return duration("fault-period"); }
-  public long seed() { return Long.parseLong(values.get("seed")); }
+  int workers() { return positiveInt("workers"); }
+  int partitions() { return positiveInt("partitions"); }
+  int messages() { return positiveInt("messages"); }
+  int groups() { return positiveInt("groups"); }
+  int publisherThreads() { return positiveInt("publisher-threads"); }
+  Duration faultPeriod() { return duration("fault-period"); }
+  long seed() { return Long.parseLong(values.get("seed")); }
 
-  public boolean fencing() {
+  boolean fencing() {
     String value = values.get("fencing");
     if (!value.equals("on") && !value.equals("off")) {
       throw new IllegalArgumentException("fencing=" + value + " must be on or off");
@@ -143,32 +143,32 @@ public final class ChaosSettings {
   }
 
   /** {@code infinity} or a positive number, as Outboxer's key takes it. */
-  public String maxAttempts() { return values.get("max-attempts"); }
+  String maxAttempts() { return values.get("max-attempts"); }
 
   /** @return the number, or {@link Long#MAX_VALUE} for {@code infinity} */
-  public long maxAttemptsNumber() {
+  long maxAttemptsNumber() {
     return maxAttempts().equalsIgnoreCase("infinity") ? Long.MAX_VALUE : Long.parseLong(maxAttempts());
   }
 
-  public double rollbackRate() { return rate("rollback-rate"); }
-  public double failRate() { return rate("fail-rate"); }
-  public double hangRate() { return rate("hang-rate"); }
-  public Duration hang() { return duration("hang"); }
-  public Duration recordDelay() { return duration("record-delay"); }
-  public int batchSize() { return positiveInt("batch-size"); }
-  public String pollInterval() { return values.get("poll-interval"); }
-  public Duration relayTimeout() { return duration("relay-timeout"); }
-  public String relayTimeoutText() { return values.get("relay-timeout"); }
-  public String lease() { return values.get("lease"); }
-  public Duration faultEvery() { return duration("fault-every"); }
-  public Duration pauseMin() { return duration("pause-min"); }
-  public Duration pauseMax() { return duration("pause-max"); }
-  public double pauseCutRate() { return rate("pause-cut-rate"); }
-  public Duration drainTimeout() { return duration("drain-timeout"); }
-  public String broker() { return values.get("broker"); }
+  double rollbackRate() { return rate("rollback-rate"); }
+  double failRate() { return rate("fail-rate"); }
+  double hangRate() { return rate("hang-rate"); }
+  Duration hang() { return duration("hang"); }
+  Duration recordDelay() { return duration("record-delay"); }
+  int batchSize() { return positiveInt("batch-size"); }
+  String pollInterval() { return values.get("poll-interval"); }
+  Duration relayTimeout() { return duration("relay-timeout"); }
+  String relayTimeoutText() { return values.get("relay-timeout"); }
+  String lease() { return values.get("lease"); }
+  Duration faultEvery() { return duration("fault-every"); }
+  Duration pauseMin() { return duration("pause-min"); }
+  Duration pauseMax() { return duration("pause-max"); }
+  double pauseCutRate() { return rate("pause-cut-rate"); }
+  Duration drainTimeout() { return duration("drain-timeout"); }
+  String broker() { return values.get("broker"); }
 
   /** The process-level fault kinds switched on: {@code kill}, {@code connections}, {@code pause}. */
-  public List<String> faults() {
+  List<String> faults() {
     String value = values.get("faults").trim();
     List<String> kinds = value.isEmpty() || value.equals("none") ? List.of() : List.of(value.split("\\s*,\\s*"));
     for (String kind : kinds) {

@@ -13,7 +13,7 @@ import java.util.TreeMap;
  * of a partition were accepted interleaved, every dead letter used up max-attempts, and the outbox
  * drained. A run that committed nothing or injected no fault proves nothing and fails too.
  */
-public final class Report {
+final class Report {
 
   private static final int EXAMPLES_PER_KIND = 5;
 
@@ -57,26 +57,26 @@ public final class Report {
     title = text;
   }
 
-  public int loss() { return loss; }
-  public int phantoms() { return phantoms; }
-  public int orderViolations() { return orderIds; }
-  public int orderViolationGroups() { return orderGroups; }
-  public int duplicates() { return duplicates; }
-  public int duplicatesNotWholeBatch() { return duplicatesNotWholeBatch; }
-  public int duplicatesUnattributed() { return duplicatesUnattributed; }
-  public int overlaps() { return overlaps; }
-  public int deadViolations() { return deadViolations; }
-  public int committed() { return committed; }
-  public int refused() { return refused; }
-  public boolean drained() { return drained; }
+  int loss() { return loss; }
+  int phantoms() { return phantoms; }
+  int orderViolations() { return orderIds; }
+  int orderViolationGroups() { return orderGroups; }
+  int duplicates() { return duplicates; }
+  int duplicatesNotWholeBatch() { return duplicatesNotWholeBatch; }
+  int duplicatesUnattributed() { return duplicatesUnattributed; }
+  int overlaps() { return overlaps; }
+  int deadViolations() { return deadViolations; }
+  int committed() { return committed; }
+  int refused() { return refused; }
+  boolean drained() { return drained; }
 
   /** The number of process and relay faults logged. */
-  public int faultCount() {
+  int faultCount() {
     return faults.values().stream().mapToInt(Integer::intValue).sum();
   }
 
   /** What broke, one line each; empty when the run passed. */
-  public List<String> failures() {
+  List<String> failures() {
     List<String> failures = new ArrayList<>();
     if (committed == 0) {
       failures.add("nothing was committed: the run proves nothing");
@@ -111,12 +111,12 @@ public final class Report {
     return failures;
   }
 
-  public boolean passed() {
+  boolean passed() {
     return failures().isEmpty();
   }
 
   /** The table, the figures, and examples of each violation. */
-  public String table() {
+  String table() {
     StringBuilder out = new StringBuilder();
     out.append(title).append('\n');
     row(out, "check", "found", "");

@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -28,11 +30,11 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 final class BrokerConsumer implements AutoCloseable {
 
   /** Kafka's and Artemis' clients log their whole configuration at INFO; the run's output stays short. Held: JUL keeps loggers weakly. */
-  private static final java.util.List<java.util.logging.Logger> QUIET = java.util.List.of(
-      java.util.logging.Logger.getLogger("org.apache.kafka"), java.util.logging.Logger.getLogger("org.apache.activemq"));
+  private static final List<Logger> QUIET =
+      List.of(Logger.getLogger("org.apache.kafka"), Logger.getLogger("org.apache.activemq"));
 
   static {
-    QUIET.forEach(logger -> logger.setLevel(java.util.logging.Level.WARNING));
+    QUIET.forEach(logger -> logger.setLevel(Level.WARNING));
   }
 
   private final Thread thread;

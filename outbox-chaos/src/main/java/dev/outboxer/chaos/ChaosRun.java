@@ -1,5 +1,6 @@
 package dev.outboxer.chaos;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +16,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +43,7 @@ final class ChaosRun {
   private final long started = System.nanoTime();
   private final Map<String, State> states = new ConcurrentHashMap<>();
   private final List<ChildProcess> workers = new ArrayList<>();
-  private final java.util.concurrent.ExecutorService restarts = Executors.newCachedThreadPool();
+  private final ExecutorService restarts = Executors.newCachedThreadPool();
   private ChaosSettings settings;
   private Connection faultLog;
 
@@ -70,7 +73,7 @@ final class ChaosRun {
     say("outbox database " + settings.database().url() + ", destination database " + databases.destinationDatabaseName());
     settings.database().assumeAvailable();
     // The child JVMs' class path, for diagnosing a process that cannot start.
-    Files.writeString(dir.resolve("classpath.txt"), ChildProcess.classPath().replace(java.io.File.pathSeparator, "\n"));
+    Files.writeString(dir.resolve("classpath.txt"), ChildProcess.classPath().replace(File.pathSeparator, "\n"));
     if (settings.relay().equals("jms") && databases.postgres()) {
       int prepared = databases.maxPreparedTransactions();
       if (prepared <= 0) {
@@ -218,7 +221,7 @@ final class ChaosRun {
       ChildProcess target = healthy.get(random.nextInt(healthy.size()));
       if (kind.equals("pause")) {
         // A pause matters when it catches a worker inside a batch: prefer one that delivered just now.
-        java.util.Set<String> busy;
+        Set<String> busy;
         synchronized (this) {
           busy = destination.recentWorkers(faultLog, 5);
         }

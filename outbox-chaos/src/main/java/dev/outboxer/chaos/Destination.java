@@ -5,7 +5,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The destination database: what arrived, when, from whom, and the fault log, all stamped by one
@@ -166,9 +168,9 @@ final class Destination {
   }
 
   /** The workers among the last {@code limit} delivery attempts: those most likely inside a batch right now. */
-  java.util.Set<String> recentWorkers(Connection connection, int limit) throws SQLException {
+  Set<String> recentWorkers(Connection connection, int limit) throws SQLException {
     connection.setAutoCommit(true);
-    java.util.Set<String> workers = new java.util.HashSet<>();
+    Set<String> workers = new HashSet<>();
     try (PreparedStatement query = connection.prepareStatement(
         "SELECT worker FROM chaos_delivery ORDER BY ts DESC LIMIT " + limit);
         ResultSet rows = query.executeQuery()) {

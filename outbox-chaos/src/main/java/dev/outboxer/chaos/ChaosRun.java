@@ -205,6 +205,17 @@ final class ChaosRun {
     List<String> kinds = settings.faults();
     long faultEnd = publishStart + settings.faultPeriod().toNanos();
     double mean = settings.faultEvery().toMillis();
+    Thread hangWatch = watchHangs(publisher, faultEnd);
+    try {
+      scheduleFaults(publisher, scheduler, random, kinds, faultEnd, mean);
+    } finally {
+      hangWatch.interrupt();
+      hangWatch.join(5_000);
+    }
+  }
+
+  private void scheduleFaults(ChildProcess publisher, ScheduledExecutorService scheduler, Random random,
+      List<String> kinds, long faultEnd, double mean) throws Exception {
     while (System.nanoTime() < faultEnd || publisher.alive()) {
       long wait = (long) Math.min(mean * 3, -Math.log(1 - random.nextDouble()) * mean);
       Thread.sleep(Math.max(200, wait));
@@ -236,6 +247,39 @@ final class ChaosRun {
         default -> pause(target, scheduler, random);
       }
     }
+  }
+
+  /**
+   * Ends the sessions of a worker whose relay hangs (a share {@code hang-cut-rate} of the hangs), as
+   * a lease or an idle-session timeout would: another worker can then take the partition while the
+   * hung relay still holds the batch, which comes back as a stale writer unless it is fenced.
+   */
+  private Thread watchHangs(ChildProcess publisher, long faultEnd) {
+    Random random = new Random(settings.seed() + 1);
+    Thread thread = new Thread(() -> {
+      long seen = 0;
+      try (Connection connection = databases.destination("chaos-orchestrator-hangs")) {
+        while (!Thread.currentThread().isInterrupted()
+            && (System.nanoTime() < faultEnd || publisher.alive())) {
+          for (Destination.Hang hang : destination.hangsSince(connection, seen)) {
+            seen = hang.ts();
+            ChildProcess target = workers.stream().filter(w -> w.name().equals(hang.worker())).findFirst().orElse(null);
+            if (target != null && target.alive() && states.get(target.name()) == State.HEALTHY
+                && random.nextDouble() < settings.hangCutRate()) {
+              cutConnections(target, "hang+connections");
+            }
+          }
+          Thread.sleep(200);
+        }
+      } catch (InterruptedException stop) {
+        // the fault period is over
+      } catch (SQLException e) {
+        say("watching relay hangs failed: " + e);
+      }
+    }, "chaos-hang-watch");
+    thread.setDaemon(true);
+    thread.start();
+    return thread;
   }
 
   /**

@@ -39,6 +39,8 @@ final class ChaosSettings {
     DEFAULTS.put("fail-rate", "0.1");
     DEFAULTS.put("hang-rate", "0.01");
     DEFAULTS.put("hang", "3500ms");
+    // Share of hangs during which the hung worker's database sessions are ended (as a lease would).
+    DEFAULTS.put("hang-cut-rate", "0.5");
     // A slow destination keeps workers inside the relay most of the time, where faults matter.
     DEFAULTS.put("record-delay", "3ms");
     DEFAULTS.put("batch-size", "20");
@@ -154,6 +156,7 @@ final class ChaosSettings {
   double failRate() { return rate("fail-rate"); }
   double hangRate() { return rate("hang-rate"); }
   Duration hang() { return duration("hang"); }
+  double hangCutRate() { return rate("hang-cut-rate"); }
   Duration recordDelay() { return duration("record-delay"); }
   int batchSize() { return positiveInt("batch-size"); }
   String pollInterval() { return values.get("poll-interval"); }

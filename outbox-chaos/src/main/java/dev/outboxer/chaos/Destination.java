@@ -181,6 +181,25 @@ final class Destination {
     return workers;
   }
 
+  /** A relay hang that started: when, and in which worker. */
+  record Hang(long ts, String worker) {}
+
+  /** The relay hangs logged after {@code afterTs}, in order. */
+  List<Hang> hangsSince(Connection connection, long afterTs) throws SQLException {
+    connection.setAutoCommit(true);
+    List<Hang> hangs = new java.util.ArrayList<>();
+    try (PreparedStatement query = connection.prepareStatement(
+        "SELECT ts, target FROM chaos_event WHERE kind = 'relay-hang' AND ts > ? ORDER BY ts")) {
+      query.setLong(1, afterTs);
+      try (ResultSet rows = query.executeQuery()) {
+        while (rows.next()) {
+          hangs.add(new Hang(rows.getLong(1), rows.getString(2)));
+        }
+      }
+    }
+    return hangs;
+  }
+
   private static String shorten(String text) {
     return text.length() <= 300 ? text : text.substring(0, 297) + "...";
   }

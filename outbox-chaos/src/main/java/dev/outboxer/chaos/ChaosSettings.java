@@ -37,10 +37,10 @@ final class ChaosSettings {
     DEFAULTS.put("rollback-rate", "0.1");
     // Relay faults (table relay only): share of records failed on purpose, share of batches that hang.
     DEFAULTS.put("fail-rate", "0.1");
-    DEFAULTS.put("hang-rate", "0.01");
+    DEFAULTS.put("hang-rate", "0.03");
     DEFAULTS.put("hang", "3500ms");
     // Share of hangs during which the hung worker's database sessions are ended (as a lease would).
-    DEFAULTS.put("hang-cut-rate", "0.5");
+    DEFAULTS.put("hang-cut-rate", "1");
     // A slow destination keeps workers inside the relay most of the time, where faults matter.
     DEFAULTS.put("record-delay", "3ms");
     DEFAULTS.put("batch-size", "20");

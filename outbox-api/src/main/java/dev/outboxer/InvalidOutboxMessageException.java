@@ -26,6 +26,16 @@ public class InvalidOutboxMessageException extends OutboxException {
   }
 
   /**
+   * @param field the part of the message at fault
+   * @param message the full description
+   * @param cause the underlying failure, for example the payload codec's exception
+   */
+  public InvalidOutboxMessageException(String field, String message, Throwable cause) {
+    super(message, cause);
+    this.field = field;
+  }
+
+  /**
    * @return the part of the message at fault, for example {@code groupKey} or {@code header 'x'}
    */
   public String field() {

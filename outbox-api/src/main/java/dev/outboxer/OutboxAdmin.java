@@ -38,6 +38,22 @@ public interface OutboxAdmin {
   List<PartitionStatus> partitions(String outbox);
 
   /**
+   * Tells whether Outboxer finished starting on this node: the schema was checked, the rules are in
+   * line with the configuration and the workers (if any) started.
+   *
+   * @return {@code true} once started, {@code false} before and after shutdown began
+   */
+  boolean started();
+
+  /**
+   * Lists this node's partition workers of every outbox (empty on a publish-only node). Does not
+   * touch the database.
+   *
+   * @return the workers, by outbox and partition
+   */
+  List<WorkerStatus> workers();
+
+  /**
    * Lists the messages that wait for a retry, each holding back the later messages of its group,
    * soonest retry first.
    *

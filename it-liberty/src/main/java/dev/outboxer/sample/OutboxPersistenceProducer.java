@@ -7,8 +7,8 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 
 /**
- * Tells Outboxer which persistence unit holds its tables: the application's own, so that messages
- * commit with the orders. The unit lists {@code META-INF/outboxer/orm.xml} (see persistence.xml).
+ * Tells Outboxer which persistence unit's transactions to write its rows in: the application's own,
+ * so that messages commit with the orders. Nothing of Outboxer's has to be listed in the unit.
  */
 @ApplicationScoped
 public class OutboxPersistenceProducer {

@@ -23,7 +23,7 @@ import javax.sql.DataSource;
 /**
  * Creates the tables when they are missing, at start-up: Outboxer's from the DDL script it ships for
  * the database ({@code META-INF/outboxer/ddl/<database>.sql} in outbox-cdi.jar), and the sample's
- * own from {@code META-INF/sql/orders.sql}. The demo's in-memory Derby database starts empty every
+ * own from {@code META-INF/sql/orders.sql}. The demo's in-memory H2 database starts empty every
  * time; an existing schema (a PostgreSQL database) is left alone.
  *
  * <p>A {@code @Startup} singleton because Open Liberty starts those while it starts the EJB module,
@@ -34,7 +34,7 @@ import javax.sql.DataSource;
  * <p>Why not JPA schema generation ({@code jakarta.persistence.schema-generation.create-script-source})?
  * EclipseLink, Open Liberty's default provider, runs such a script line by line and passes the
  * trailing semicolon on, so a multi-line {@code CREATE TABLE} (as in Outboxer's scripts) fails
- * line by line, as does every statement on Derby.
+ * line by line.
  */
 @Singleton
 @Startup
@@ -64,7 +64,7 @@ public class SchemaSetup {
 
   private static String database(String productName) {
     String name = productName.toLowerCase(Locale.ROOT);
-    for (String known : new String[] {"postgresql", "derby", "mariadb", "h2"}) {
+    for (String known : new String[] {"postgresql", "mariadb", "h2"}) {
       if (name.contains(known)) {
         return known;
       }
@@ -74,7 +74,7 @@ public class SchemaSetup {
 
   private static boolean tableExists(Connection connection, String table) throws SQLException {
     DatabaseMetaData metadata = connection.getMetaData();
-    // Unquoted names are stored upper case by Derby, lower case by PostgreSQL.
+    // Unquoted names are stored upper case by H2, lower case by PostgreSQL.
     for (String name : new String[] {table, table.toUpperCase(Locale.ROOT)}) {
       try (ResultSet tables = metadata.getTables(null, connection.getSchema(), name, new String[] {"TABLE"})) {
         if (tables.next()) {

@@ -30,6 +30,24 @@ public interface MessageConstraints {
   }
 
   /**
+   * Checks the message as a whole, after its headers passed {@link #checkHeader}: for limits that
+   * depend on several fields together, such as a destination's maximum message size counting the
+   * payload and the headers, or its number of attributes.
+   *
+   * @param groupKey the group key, or {@code null}
+   * @param contentType the payload's media type
+   * @param payloadBytes the encoded payload's size
+   * @param headers the message's own headers (not the ones the relay adds)
+   * @return {@code null} if the destination can carry the message; otherwise why not, as a short
+   *     phrase that completes "the message ...", for example {@code "is 300000 bytes with its
+   *     attributes; SQS takes at most 262144"}
+   */
+  default String checkMessage(String groupKey, String contentType, long payloadBytes,
+      java.util.Map<String, String> headers) {
+    return null;
+  }
+
+  /**
    * @return the largest payload, in bytes, the destination accepts; {@link Long#MAX_VALUE} for no
    *     limit of its own
    */

@@ -29,7 +29,9 @@ import java.util.List;
  *
  * <p>Reporting methods are thread-safe. The first outcome reported for a record wins; later ones,
  * and reports that arrive after {@code relay} returned or after the {@linkplain #deadline()
- * deadline}, are ignored (and logged at WARNING: they break the relay contract).
+ * deadline}, are ignored (and logged at WARNING: they break the relay contract). Once the claim has
+ * lapsed nothing of the batch is committed, whatever the relay reports: its records stay pending
+ * and go out again under a later claim.
  */
 public interface RelayBatch {
 

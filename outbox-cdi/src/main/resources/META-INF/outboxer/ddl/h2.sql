@@ -1,16 +1,17 @@
--- Outboxer schema for H2 2.x.
--- H2 hands out sequence values in order to all sessions.
+-- Outboxer schema for H2 2.x (schema version 1): tests and embedded demos on one JVM.
 CREATE SEQUENCE outbox_message_seq START WITH 1 INCREMENT BY 1;
+CREATE SEQUENCE outbox_fencing_seq START WITH 1 INCREMENT BY 1;
 
 CREATE TABLE outbox_message (
     id              BIGINT        NOT NULL,
     outbox          VARCHAR(100)  NOT NULL,
     partition_no    INTEGER       NOT NULL,
+    partition_key   INTEGER       NOT NULL,
     group_key       VARCHAR(255),
     message_type    VARCHAR(255)  NOT NULL,
     content_type    VARCHAR(100)  NOT NULL,
-    payload         BLOB          NOT NULL,
-    headers         VARCHAR(4000),
+    payload         VARBINARY(1000000000) NOT NULL,
+    headers         CHARACTER LARGE OBJECT,
     status          VARCHAR(8)    NOT NULL,
     attempts        INTEGER       NOT NULL,
     next_attempt_at TIMESTAMP(6),
@@ -19,17 +20,16 @@ CREATE TABLE outbox_message (
     last_error      VARCHAR(2000),
     CONSTRAINT outbox_message_pk PRIMARY KEY (id)
 );
--- Workers: the pending rows of one partition, by id.
-CREATE INDEX outbox_message_partition_idx ON outbox_message (outbox, partition_no, status, id);
--- Workers: "is an earlier message of this group waiting for a retry?" Keyed on the retry time, so the
--- check reads only messages that failed, not every earlier (or deleted, not yet vacuumed) one.
-CREATE INDEX outbox_message_group_idx ON outbox_message (outbox, partition_no, group_key, next_attempt_at);
--- Counts, dead-letter listing and revival per outbox.
-CREATE INDEX outbox_message_status_idx ON outbox_message (outbox, status, id);
+CREATE INDEX outbox_message_ready_idx ON outbox_message (outbox, partition_no, status, id);
+CREATE INDEX outbox_message_retry_idx ON outbox_message (outbox, partition_no, next_attempt_at);
 
 CREATE TABLE outbox_partition (
     outbox          VARCHAR(100)  NOT NULL,
     partition_no    INTEGER       NOT NULL,
+    fencing_token   BIGINT        NOT NULL,
+    owner_node      VARCHAR(200),
+    owner_instance  VARCHAR(64),
+    claimed_at      TIMESTAMP(6),
     CONSTRAINT outbox_partition_pk PRIMARY KEY (outbox, partition_no)
 );
 
@@ -37,6 +37,7 @@ CREATE TABLE outbox_rules (
     outbox          VARCHAR(100)  NOT NULL,
     ordering_mode   VARCHAR(8)    NOT NULL,
     partition_count INTEGER       NOT NULL,
+    layout_version  INTEGER       NOT NULL,
     max_attempts    BIGINT,
     backoff_min_ms  BIGINT        NOT NULL,
     backoff_max_ms  BIGINT        NOT NULL,
@@ -47,6 +48,7 @@ CREATE TABLE outbox_rules (
 
 CREATE TABLE outbox_group_lock (
     outbox          VARCHAR(100)  NOT NULL,
-    slot            INTEGER       NOT NULL,
-    CONSTRAINT outbox_group_lock_pk PRIMARY KEY (outbox, slot)
+    group_key       VARCHAR(255)  NOT NULL,
+    locked_at       TIMESTAMP(6)  NOT NULL,
+    CONSTRAINT outbox_group_lock_pk PRIMARY KEY (outbox, group_key)
 );

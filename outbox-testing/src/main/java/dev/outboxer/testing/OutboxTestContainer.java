@@ -142,6 +142,11 @@ public final class OutboxTestContainer implements AutoCloseable {
     return clock;
   }
 
+  /** Outboxer's tables, read with plain JDBC: what is committed. */
+  public OutboxTables tables() {
+    return new OutboxTables(database);
+  }
+
   public AgroalDataSource dataSource() {
     return dataSource;
   }

@@ -15,20 +15,24 @@ import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * The databases Outboxer is tested against. PostgreSQL and MariaDB are the local servers (override
- * with {@code outboxer.test.<name>.url|user|password}); H2 and Derby run in memory. Schemas are
- * created from the DDL scripts Outboxer ships, never from JPA schema generation.
+ * The databases Outboxer is tested against. PostgreSQL and MariaDB are the local servers, in a
+ * database of the tests' own ({@code outboxer_test}, created on first use; override with {@code
+ * outboxer.test.<name>.url|user|password}); H2 runs in memory. Schemas are created from the DDL
+ * scripts Outboxer ships, never from JPA schema generation, and only the tables Outboxer and the
+ * tests create are ever dropped.
  */
 public enum TestDatabase {
   H2("jdbc:h2:mem:outboxer;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=20000", "sa", "", "org.h2.jdbcx.JdbcDataSource"),
-  POSTGRESQL("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "", "org.postgresql.xa.PGXADataSource"),
-  MARIADB("jdbc:mariadb://127.0.0.1:3306/test", "root", "", "org.mariadb.jdbc.MariaDbDataSource"),
-  DERBY("jdbc:derby:memory:outboxer;create=true", "app", "", "org.apache.derby.jdbc.EmbeddedXADataSource");
+  POSTGRESQL("jdbc:postgresql://127.0.0.1:5432/outboxer_test", "postgres", "", "org.postgresql.xa.PGXADataSource"),
+  MARIADB("jdbc:mariadb://127.0.0.1:3306/outboxer_test", "root", "", "org.mariadb.jdbc.MariaDbDataSource");
 
   /** Set by .ci/run: a database that cannot be reached fails the tests instead of skipping them. */
   public static final String REQUIRE_PROPERTY = "outboxer.test.require-databases";
 
+  /** Outboxer's tables and the tests' own: the only ones ever dropped. */
   private static final String[] TABLES = {"outbox_message", "outbox_partition", "outbox_rules", "outbox_group_lock", "test_order"};
+  private static final String[] SEQUENCES = {"outbox_message_seq", "outbox_fencing_seq"};
+  private static final java.util.Set<TestDatabase> CREATED = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private final String defaultUrl;
   private final String defaultUser;
@@ -63,6 +67,11 @@ public enum TestDatabase {
   }
 
   public Connection connect() throws SQLException {
+    ensureDatabase();
+    return connectTo(url());
+  }
+
+  private Connection connectTo(String url) throws SQLException {
     Properties properties = new Properties();
     properties.setProperty("user", user());
     properties.setProperty("password", password());
@@ -71,7 +80,42 @@ public enum TestDatabase {
     } else if (this == MARIADB) {
       properties.setProperty("connectTimeout", "3000");
     }
-    return DriverManager.getConnection(url(), properties);
+    return DriverManager.getConnection(url, properties);
+  }
+
+  /**
+   * Creates the tests' database on the server if it is not there (PostgreSQL, MariaDB), once per
+   * JVM: the tests never touch a database they did not create.
+   */
+  private void ensureDatabase() throws SQLException {
+    if (this == H2 || CREATED.contains(this)) {
+      return;
+    }
+    String url = url();
+    int slash = url.lastIndexOf('/');
+    int end = url.indexOf('?', slash);
+    String name = url.substring(slash + 1, end < 0 ? url.length() : end);
+    if (!name.matches("[A-Za-z0-9_]+")) {
+      CREATED.add(this);
+      return;
+    }
+    String serverUrl = url.substring(0, slash + 1) + (this == POSTGRESQL ? "postgres" : "");
+    try (Connection server = connectTo(serverUrl); Statement statement = server.createStatement()) {
+      if (this == POSTGRESQL) {
+        try (java.sql.ResultSet rows = statement.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + name + "'")) {
+          if (!rows.next()) {
+            try {
+              statement.execute("CREATE DATABASE " + name);
+            } catch (SQLException createdMeanwhile) {
+              // Another test JVM created it at the same time.
+            }
+          }
+        }
+      } else {
+        statement.execute("CREATE DATABASE IF NOT EXISTS " + name);
+      }
+    }
+    CREATED.add(this);
   }
 
   /** Skips the test if the database cannot be reached, or fails it when {@value #REQUIRE_PROPERTY} is true. */
@@ -92,16 +136,44 @@ public enum TestDatabase {
     try (Connection connection = connect(); Statement statement = connection.createStatement()) {
       connection.setAutoCommit(true);
       for (String table : TABLES) {
-        executeIgnoringAbsence(statement, this == DERBY ? "DROP TABLE " + table : "DROP TABLE IF EXISTS " + table);
+        executeIgnoringAbsence(statement, "DROP TABLE IF EXISTS " + table);
       }
-      executeIgnoringAbsence(statement, this == DERBY ? "DROP SEQUENCE outbox_message_seq RESTRICT"
-          : "DROP SEQUENCE IF EXISTS outbox_message_seq");
+      for (String sequence : SEQUENCES) {
+        executeIgnoringAbsence(statement, "DROP SEQUENCE IF EXISTS " + sequence);
+      }
       for (String sql : statements(ddl())) {
         statement.execute(sql);
       }
       statement.execute("CREATE TABLE test_order (id BIGINT NOT NULL PRIMARY KEY, description VARCHAR(200) NOT NULL)");
     } catch (SQLException e) {
       throw new IllegalStateException("Could not reset the schema of " + this + " at " + url(), e);
+    }
+  }
+
+  /** Drops Outboxer's tables and sequences (and the test table), leaving an empty database for schema tests. */
+  public void dropSchema() {
+    try (Connection connection = connect(); Statement statement = connection.createStatement()) {
+      connection.setAutoCommit(true);
+      for (String table : TABLES) {
+        executeIgnoringAbsence(statement, "DROP TABLE IF EXISTS " + table);
+      }
+      for (String sequence : SEQUENCES) {
+        executeIgnoringAbsence(statement, "DROP SEQUENCE IF EXISTS " + sequence);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("Could not drop the schema of " + this + " at " + url(), e);
+    }
+  }
+
+  /** Runs statements with autocommit (schema changes in tests). */
+  public void execute(String... sql) {
+    try (Connection connection = connect(); Statement statement = connection.createStatement()) {
+      connection.setAutoCommit(true);
+      for (String each : sql) {
+        statement.execute(each);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("Could not run " + String.join("; ", sql) + " on " + this, e);
     }
   }
 
@@ -144,7 +216,7 @@ public enum TestDatabase {
     try {
       statement.execute(sql);
     } catch (SQLException absent) {
-      // Derby has no IF EXISTS: the object was not there.
+      // Not there: nothing to drop.
     }
   }
 }

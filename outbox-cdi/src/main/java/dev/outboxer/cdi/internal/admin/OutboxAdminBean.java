@@ -1,72 +1,137 @@
 package dev.outboxer.cdi.internal.admin;
 
+import dev.outboxer.BlockedGroup;
 import dev.outboxer.DeadMessage;
 import dev.outboxer.OutboxAdmin;
 import dev.outboxer.OutboxCounts;
-import dev.outboxer.cdi.internal.cdi.EntityManagerLookup;
+import dev.outboxer.OutboxException;
+import dev.outboxer.PartitionStatus;
+import dev.outboxer.WorkerStatus;
+import dev.outboxer.cdi.internal.work.OutboxRuntime;
+import dev.outboxer.cdi.internal.work.PartitionActivity;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
-import dev.outboxer.cdi.internal.store.MessageStatus;
-import dev.outboxer.cdi.internal.store.OutboxMessageEntity;
+import dev.outboxer.cdi.internal.config.OutboxSettings;
+import dev.outboxer.cdi.internal.jdbc.Jdbc;
+import dev.outboxer.cdi.internal.jdbc.SqlWork;
+import dev.outboxer.cdi.internal.store.AdminStatements;
+import dev.outboxer.cdi.internal.store.RulesStore;
 import dev.outboxer.cdi.internal.tx.Transactions;
 import dev.outboxer.cdi.internal.work.Workers;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.Transactional;
+import java.sql.SQLException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
+import java.util.logging.Logger;
 
-/** The {@link OutboxAdmin} bean. */
+/** The {@link OutboxAdmin} bean. Changes are logged at INFO with what was changed. */
 @ApplicationScoped
 @Transactional
 public class OutboxAdminBean implements OutboxAdmin {
 
+  private static final Logger LOG = Logger.getLogger(OutboxAdminBean.class.getName());
+
   @Inject OutboxConfiguration configuration;
-  @Inject EntityManagerLookup entityManagers;
-  @Inject CountsQuery countsQuery;
+  @Inject Jdbc jdbc;
+  @Inject AdminStatements statements;
+  @Inject RulesStore rules;
   @Inject Transactions transactions;
   @Inject Workers workers;
+  @Inject TimeSource time;
+  @Inject OutboxRuntime runtime;
 
   @Override
   public OutboxCounts counts(String outbox) {
     configuration.require(outbox);
-    return countsQuery.counts(entityManagers.entityManager(), outbox);
+    return call(connection -> statements.counts(connection, outbox, time.nowUtc()));
+  }
+
+  @Override
+  @Transactional(Transactional.TxType.SUPPORTS)
+  public boolean started() {
+    return runtime.ready();
+  }
+
+  @Override
+  @Transactional(Transactional.TxType.SUPPORTS)
+  public List<WorkerStatus> workers() {
+    return workers.activities().stream()
+        .sorted(java.util.Comparator.comparing(PartitionActivity::outbox).thenComparingInt(PartitionActivity::partition))
+        .map(activity -> new WorkerStatus(activity.outbox(), activity.partition(), activity.running(),
+            java.time.Duration.ofNanos(activity.sinceLastActivityNanos()), activity.lastRunEnded(),
+            activity.lastClaimed(), activity.lastFencingToken(), activity.lastFailure()))
+        .toList();
+  }
+
+  @Override
+  public List<PartitionStatus> partitions(String outbox) {
+    configuration.require(outbox);
+    return call(connection -> {
+      RulesStore.Layout layout = rules.layout(connection, outbox);
+      return statements.partitions(connection, outbox, layout == null ? 0 : layout.partitionCount());
+    });
+  }
+
+  @Override
+  public List<BlockedGroup> blockedGroups(String outbox, int limit) {
+    checkLimit(limit);
+    configuration.require(outbox);
+    return call(connection -> statements.blockedGroups(connection, outbox, limit, time.nowUtc()));
   }
 
   @Override
   public boolean discard(String outbox, long id) {
-    configuration.require(outbox);
-    int removed = entityManagers.entityManager()
-        .createQuery("DELETE FROM OutboxMessageEntity m WHERE m.outbox = :outbox AND m.id = :id")
-        .setParameter("outbox", outbox)
-        .setParameter("id", id)
-        .executeUpdate();
+    return discardAll(outbox, id) > 0;
+  }
+
+  @Override
+  public int discardAll(String outbox, long... ids) {
+    OutboxSettings settings = configuration.require(outbox);
+    Objects.requireNonNull(ids, "ids");
+    List<Long> list = Arrays.stream(ids).distinct().boxed().toList();
+    int removed = call(connection -> statements.discard(connection, outbox, list, settings.transactionTimeout()));
     if (removed > 0) {
-      // The group it blocked can move on now.
+      LOG.info("Outbox '" + outbox + "': discarded " + removed + " message(s) of " + list);
       wakeAfterCommit(outbox);
     }
-    return removed > 0;
+    return removed;
+  }
+
+  @Override
+  public int discardDeadGroup(String outbox, String groupKey) {
+    configuration.require(outbox);
+    Objects.requireNonNull(groupKey, "groupKey");
+    int removed = call(connection -> statements.discardDead(connection, outbox, groupKey));
+    if (removed > 0) {
+      LOG.info("Outbox '" + outbox + "': discarded " + removed + " dead message(s) of group '" + groupKey + "'");
+    }
+    return removed;
   }
 
   @Override
   public int retryDead(String outbox, long... ids) {
     configuration.require(outbox);
-    String jpql = "UPDATE OutboxMessageEntity m SET m.status = :pending, m.attempts = 0, m.nextAttemptAt = NULL,"
-        + " m.lastError = NULL WHERE m.outbox = :outbox AND m.status = :dead";
-    EntityManager em = entityManagers.entityManager();
-    int revived;
-    if (ids.length == 0) {
-      revived = em.createQuery(jpql).setParameter("pending", MessageStatus.PENDING.name())
-          .setParameter("dead", MessageStatus.DEAD.name()).setParameter("outbox", outbox).executeUpdate();
-    } else {
-      revived = em.createQuery(jpql + " AND m.id IN :ids").setParameter("pending", MessageStatus.PENDING.name())
-          .setParameter("dead", MessageStatus.DEAD.name()).setParameter("outbox", outbox)
-          .setParameter("ids", Arrays.stream(ids).boxed().toList()).executeUpdate();
-    }
+    List<Long> list = ids == null || ids.length == 0 ? null : Arrays.stream(ids).distinct().boxed().toList();
+    int revived = call(connection -> statements.revive(connection, outbox, list, null, time.nowUtc()));
     if (revived > 0) {
+      LOG.info("Outbox '" + outbox + "': revived " + revived + " dead message(s)" + (list == null ? "" : " of " + list));
+      wakeAfterCommit(outbox);
+    }
+    return revived;
+  }
+
+  @Override
+  public int retryDeadGroup(String outbox, String groupKey) {
+    configuration.require(outbox);
+    Objects.requireNonNull(groupKey, "groupKey");
+    int revived = call(connection -> statements.revive(connection, outbox, null, groupKey, time.nowUtc()));
+    if (revived > 0) {
+      LOG.info("Outbox '" + outbox + "': revived " + revived + " dead message(s) of group '" + groupKey + "'");
       wakeAfterCommit(outbox);
     }
     return revived;
@@ -74,52 +139,28 @@ public class OutboxAdminBean implements OutboxAdmin {
 
   @Override
   public List<DeadMessage> dead(String outbox, int limit) {
-    if (limit < 1) {
-      throw new IllegalArgumentException("limit must be at least 1, was " + limit);
-    }
-    configuration.require(outbox);
-    return entityManagers.entityManager()
-        .createQuery("SELECT m FROM OutboxMessageEntity m WHERE m.outbox = :outbox AND m.status = :dead ORDER BY m.id",
-            OutboxMessageEntity.class)
-        .setParameter("outbox", outbox)
-        .setParameter("dead", MessageStatus.DEAD.name())
-        .setMaxResults(limit)
-        .getResultList()
-        .stream()
-        .map(row -> new DeadMessage(row.id(), row.outbox(), row.groupKey(), row.type(), row.attempts(), row.lastError(),
-            TimeSource.fromUtc(row.createdAt()), TimeSource.fromUtc(row.lastAttemptAt())))
-        .toList();
-  }
-
-  // Interim: the new admin operations land with the fenced partition store.
-  @Override
-  public java.util.List<dev.outboxer.PartitionStatus> partitions(String outbox) {
-    throw new UnsupportedOperationException("partitions: not implemented yet");
-  }
-
-  @Override
-  public java.util.List<dev.outboxer.BlockedGroup> blockedGroups(String outbox, int limit) {
-    throw new UnsupportedOperationException("blockedGroups: not implemented yet");
-  }
-
-  @Override
-  public int discardAll(String outbox, long... ids) {
-    throw new UnsupportedOperationException("discardAll: not implemented yet");
-  }
-
-  @Override
-  public int discardDeadGroup(String outbox, String groupKey) {
-    throw new UnsupportedOperationException("discardDeadGroup: not implemented yet");
-  }
-
-  @Override
-  public int retryDeadGroup(String outbox, String groupKey) {
-    throw new UnsupportedOperationException("retryDeadGroup: not implemented yet");
+    return dead(outbox, null, 0, limit);
   }
 
   @Override
   public List<DeadMessage> dead(String outbox, String groupKey, long afterId, int limit) {
-    throw new UnsupportedOperationException("dead paging: not implemented yet");
+    checkLimit(limit);
+    configuration.require(outbox);
+    return call(connection -> statements.dead(connection, outbox, groupKey, afterId, limit));
+  }
+
+  private static void checkLimit(int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, was " + limit);
+    }
+  }
+
+  private <T> T call(SqlWork<T> work) {
+    try {
+      return jdbc.call(work);
+    } catch (SQLException e) {
+      throw new OutboxException("Outboxer's admin operation failed in the database: " + e.getMessage(), e);
+    }
   }
 
   private void wakeAfterCommit(String outbox) {

@@ -7,19 +7,24 @@ import dev.outboxer.cdi.internal.config.ConfigKeys;
 import dev.outboxer.cdi.internal.config.OutboxConfigReader;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
+import dev.outboxer.cdi.internal.config.Suggestions;
 import dev.outboxer.spi.PayloadCodec;
 import dev.outboxer.spi.Relay;
+import dev.outboxer.spi.RelayContext;
 import dev.outboxer.spi.RelayProvider;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Default;
-import jakarta.enterprise.inject.literal.NamedLiteral;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
+import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
 import jakarta.enterprise.inject.spi.WithAnnotations;
+import jakarta.inject.Named;
 import jakarta.persistence.EntityManager;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,14 +34,15 @@ import org.eclipse.microprofile.config.ConfigProvider;
 /**
  * Validates Outboxer's configuration at deployment, so that a bad value fails the deployment with a
  * message naming the key and the value instead of failing later, or not at all: every
- * configuration value, every relay name, every discovered {@code @Outboxed} type's outbox, the
+ * configuration value, every relay name (with the nearest known one), every relay module's own
+ * settings (all problems at once), every discovered {@code @Outboxed} type's outbox, the
  * EntityManager and the payload codec.
  */
 public class OutboxExtension implements Extension {
 
   static final String MISSING_ENTITY_MANAGER = "Outboxer needs the EntityManager of the persistence unit that holds"
-      + " your business entities: produce one with @Produces @OutboxPersistence (for example on a field annotated"
-      + " @PersistenceContext), and add <mapping-file>META-INF/outboxer/orm.xml</mapping-file> to that unit";
+      + " your business entities, so that messages commit with them: produce one with @Produces @OutboxPersistence"
+      + " (for example on a field annotated @PersistenceContext(unitName = \"...\"))";
 
   private final Set<Class<?>> outboxedTypes = ConcurrentHashMap.newKeySet();
   private volatile OutboxConfiguration configuration;
@@ -48,24 +54,41 @@ public class OutboxExtension implements Extension {
   }
 
   void validate(@Observes AfterDeploymentValidation validation, BeanManager beans) {
+    Map<String, RelayProvider> providers = new HashMap<>();
+    beans.createInstance().select(RelayProvider.class, Any.Literal.INSTANCE).forEach(p -> providers.put(p.name(), p));
     Config config = ConfigProvider.getConfig(classLoader());
     OutboxConfigReader.Result result = new OutboxConfigReader(
-        key -> config.getOptionalValue(key, String.class), config.getPropertyNames()).read();
+        key -> config.getOptionalValue(key, String.class), config.getPropertyNames(), providers.keySet()).read();
     result.problems().forEach(validation::addDeploymentProblem);
     if (!result.valid()) {
       return;
     }
     OutboxConfiguration read = result.configuration();
 
-    Set<String> providerNames = new TreeSet<>();
-    beans.createInstance().select(RelayProvider.class, Any.Literal.INSTANCE).forEach(p -> providerNames.add(p.name()));
     for (OutboxSettings settings : read.outboxes().values()) {
-      if (!providerNames.contains(settings.relay())
-          && beans.getBeans(Relay.class, NamedLiteral.of(settings.relay())).isEmpty()) {
+      RelayProvider provider = providers.get(settings.relay());
+      if (provider != null) {
+        try {
+          provider.validate(new RelayContext(settings.name(), settings.ordering(), settings.partitions(),
+              settings.relayTimeout(), settings.relayProperties()));
+        } catch (OutboxConfigurationException invalid) {
+          validation.addDeploymentProblem(invalid);
+          for (Throwable more : invalid.getSuppressed()) {
+            validation.addDeploymentProblem(more);
+          }
+        } catch (RuntimeException broken) {
+          validation.addDeploymentProblem(new OutboxConfigurationException(settings.key(ConfigKeys.RELAY), "The "
+              + settings.relay() + " relay could not check the settings of outbox '" + settings.name() + "': " + broken));
+        }
+      } else if (beans.getBeans(Relay.class, jakarta.enterprise.inject.literal.NamedLiteral.of(settings.relay()))
+          .isEmpty()) {
+        Set<String> known = knownRelayNames(beans, providers.keySet());
         String key = settings.key(ConfigKeys.RELAY);
         validation.addDeploymentProblem(new OutboxConfigurationException(key, key + "=" + settings.relay()
-            + " names no relay: not a relay module on the classpath (found: " + providerNames + ") and not a @Named"
-            + " CDI bean implementing dev.outboxer.spi.Relay. Add outbox-jms-relay or outbox-kafka-relay, or fix the name."));
+            + " names no relay." + Suggestions.didYouMean(settings.relay(), known) + " Known relays: " + known
+            + " (relay modules on the classpath and @Named CDI beans implementing dev.outboxer.spi.Relay). Add the"
+            + " relay module to the application (outbox-jms-relay, outbox-kafka-relay, outbox-sqs-relay,"
+            + " outbox-local-relay), or fix the name."));
       }
     }
     for (Class<?> type : outboxedTypes) {
@@ -74,7 +97,7 @@ public class OutboxExtension implements Extension {
         String key = ConfigKeys.key(outbox, ConfigKeys.RELAY);
         validation.addDeploymentProblem(new OutboxConfigurationException(key, type.getName() + " is @Outboxed(\""
             + outbox + "\") but no outbox of that name is configured: set " + key + " (configured: "
-            + new TreeSet<>(read.outboxes().keySet()) + ")"));
+            + new TreeSet<>(read.outboxes().keySet()) + ")." + Suggestions.didYouMean(outbox, read.outboxes().keySet())));
       }
     }
     if (!read.outboxes().isEmpty()
@@ -88,6 +111,18 @@ public class OutboxExtension implements Extension {
           + beans.getBeans(PayloadCodec.class).size() + " PayloadCodec beans and needs at most one"));
     }
     configuration = read;
+  }
+
+  private static Set<String> knownRelayNames(BeanManager beans, Set<String> providers) {
+    Set<String> known = new TreeSet<>(providers);
+    for (Bean<?> bean : beans.getBeans(Relay.class, Any.Literal.INSTANCE)) {
+      if (bean.getName() != null) {
+        known.add(bean.getName());
+      }
+      bean.getQualifiers().stream().filter(Named.class::isInstance).map(q -> ((Named) q).value())
+          .filter(name -> !name.isEmpty()).forEach(known::add);
+    }
+    return known;
   }
 
   /** The configuration read at deployment; there is none if the deployment failed. */

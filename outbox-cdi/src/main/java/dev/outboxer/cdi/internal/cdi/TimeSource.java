@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 
 /**
  * Outboxer's notion of now: the application's {@link Clock} bean if it has one (tests use a settable
@@ -29,8 +30,12 @@ public class TimeSource {
     return found;
   }
 
+  /**
+   * Now, to the microsecond: the databases store six fractional digits, and a time that is written
+   * and read back must compare equal to the one computed (a retry due at t must be due at t).
+   */
   public Instant now() {
-    return clock().instant();
+    return clock().instant().truncatedTo(ChronoUnit.MICROS);
   }
 
   public LocalDateTime nowUtc() {
@@ -38,7 +43,7 @@ public class TimeSource {
   }
 
   public static LocalDateTime toUtc(Instant instant) {
-    return LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+    return LocalDateTime.ofInstant(instant.truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC);
   }
 
   public static Instant fromUtc(LocalDateTime time) {

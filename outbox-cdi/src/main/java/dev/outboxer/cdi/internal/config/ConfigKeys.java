@@ -19,6 +19,8 @@ public final class ConfigKeys {
   public static final String POLL_INTERVAL = "poll-interval";
   public static final String MAX_POLL_INTERVAL = "max-poll-interval";
   public static final String RELAY_TIMEOUT = "relay-timeout";
+  public static final String TRANSACTION_TIMEOUT = "transaction-timeout";
+  public static final String MAX_PAYLOAD_SIZE = "max-payload-size";
 
   public static final String DEFAULT_ORDERING = "group";
   public static final int DEFAULT_PARTITIONS = 1;
@@ -30,6 +32,11 @@ public final class ConfigKeys {
   public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(500);
   public static final Duration DEFAULT_MAX_POLL_INTERVAL = Duration.ofSeconds(5);
   public static final Duration DEFAULT_RELAY_TIMEOUT = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_TRANSACTION_TIMEOUT = Duration.ofSeconds(60);
+  public static final Duration MAX_RELAY_TIMEOUT = Duration.ofHours(1);
+  public static final Duration MAX_TRANSACTION_TIMEOUT = Duration.ofHours(2);
+  /** The longest duration any key accepts: beyond it, arithmetic on times would overflow. */
+  public static final Duration MAX_DURATION = Duration.ofDays(365);
 
   // Global keys
   public static final String WORKER = "outbox.worker";
@@ -38,6 +45,7 @@ public final class ConfigKeys {
   public static final String DATABASE = "outbox.database";
   public static final String METRICS_REFRESH = "outbox.metrics.refresh-interval";
   public static final String NODE_ID = "outbox.node-id";
+  public static final String SCHEMA = "outbox.schema";
 
   public static final String DEFAULT_WORKER_EXECUTOR = "java:comp/DefaultManagedScheduledExecutorService";
   public static final Duration DEFAULT_METRICS_REFRESH = Duration.ofSeconds(5);

@@ -28,13 +28,17 @@ public final class Durations {
       } catch (NumberFormatException tooLarge) {
         throw new IllegalArgumentException("the number is too large");
       }
-      return switch (simple.group(2)) {
-        case "ms" -> Duration.ofMillis(amount);
-        case "s" -> Duration.ofSeconds(amount);
-        case "m" -> Duration.ofMinutes(amount);
-        case "h" -> Duration.ofHours(amount);
-        default -> Duration.ofDays(amount);
-      };
+      try {
+        return switch (simple.group(2)) {
+          case "ms" -> Duration.ofMillis(amount);
+          case "s" -> Duration.ofSeconds(amount);
+          case "m" -> Duration.ofMinutes(amount);
+          case "h" -> Duration.ofHours(amount);
+          default -> Duration.ofDays(amount);
+        };
+      } catch (ArithmeticException tooLarge) {
+        throw new IllegalArgumentException("the number is too large");
+      }
     }
     if (value.startsWith("p")) {
       try {
@@ -65,6 +69,9 @@ public final class Durations {
 
   /** Formats a duration the way users write it, for messages. */
   public static String format(Duration duration) {
+    if (duration.compareTo(Duration.ofDays(365L * 1000)) > 0) {
+      return duration.toDays() + "d";
+    }
     long millis = duration.toMillis();
     if (millis % 1000 != 0) {
       return millis + "ms";

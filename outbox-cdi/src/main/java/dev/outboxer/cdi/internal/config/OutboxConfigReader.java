@@ -29,10 +29,14 @@ public final class OutboxConfigReader {
   private static final Set<String> RESERVED_NAMES = Set.of("worker", "database", "metrics", "node-id");
   private static final Set<String> OUTBOX_KEYS =
       Set.of(RELAY, ORDERING, PARTITIONS, MAX_ATTEMPTS, BACKOFF_MIN, BACKOFF_MAX, SERIALIZE_WRITES,
-          BATCH_SIZE, POLL_INTERVAL, MAX_POLL_INTERVAL, RELAY_TIMEOUT);
+          BATCH_SIZE, POLL_INTERVAL, MAX_POLL_INTERVAL, RELAY_TIMEOUT, TRANSACTION_TIMEOUT, MAX_PAYLOAD_SIZE);
+  private static final Set<String> GLOBAL_KEYS =
+      Set.of(WORKER, WORKER_EXECUTOR, WORKER_THREADS, DATABASE, METRICS_REFRESH, NODE_ID, SCHEMA);
+  private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(b|kb|kib|mb|mib|gb|gib)?");
 
   private final Function<String, Optional<String>> lookup;
   private final Iterable<String> propertyNames;
+  private final Set<String> relayProviders;
   private final List<OutboxConfigurationException> problems = new ArrayList<>();
 
   /**
@@ -40,8 +44,18 @@ public final class OutboxConfigReader {
    * @param propertyNames every key the configuration knows, to find outboxes and misspelt keys
    */
   public OutboxConfigReader(Function<String, Optional<String>> lookup, Iterable<String> propertyNames) {
+    this(lookup, propertyNames, Set.of());
+  }
+
+  /**
+   * @param relayProviders the names of the relay modules present ({@code jms}, {@code kafka}...): keys of
+   *     another module than an outbox's relay are reported against the relay name, not as unknown keys
+   */
+  public OutboxConfigReader(Function<String, Optional<String>> lookup, Iterable<String> propertyNames,
+      Set<String> relayProviders) {
     this.lookup = lookup;
     this.propertyNames = propertyNames;
+    this.relayProviders = relayProviders;
   }
 
   /** The outcome: the configuration if there were no problems, and the problems. */
@@ -68,6 +82,13 @@ public final class OutboxConfigReader {
     Map<String, OutboxSettings> outboxes = new HashMap<>();
     for (String key : keys) {
       Matcher relayKey = RELAY_KEY.matcher(key);
+      if (relayKey.matches() && lookup.apply(key).isEmpty() && !RESERVED_NAMES.contains(relayKey.group(1))) {
+        // Set but empty: MicroProfile Config calls that "not set", which would silently drop the outbox.
+        problem(key, key + " is blank, so outbox '" + relayKey.group(1) + "' has no relay: set it to jms, kafka, or"
+            + " the @Named name of a dev.outboxer.spi.Relay bean (or remove every outbox." + relayKey.group(1)
+            + ".* key if the outbox is not wanted)");
+        continue;
+      }
       if (relayKey.matches() && lookup.apply(key).isPresent()) {
         String name = relayKey.group(1);
         if (!name.matches(OUTBOX_NAME_PATTERN) || RESERVED_NAMES.contains(name)) {
@@ -96,10 +117,20 @@ public final class OutboxConfigReader {
       }
     });
     Duration metricsRefresh = positiveDuration(METRICS_REFRESH, DEFAULT_METRICS_REFRESH);
-    String nodeId = lookup.apply(NODE_ID).orElseGet(() -> ManagementFactory.getRuntimeMXBean().getName());
+    String nodeId = lookup.apply(NODE_ID).map(String::trim).orElseGet(() -> ManagementFactory.getRuntimeMXBean().getName());
+    if (nodeId.length() > 200) {
+      problem(NODE_ID, NODE_ID + " is " + nodeId.length() + " characters long; the limit is 200");
+    }
+    SchemaMode schema = lookup.apply(SCHEMA)
+        .map(value -> SchemaMode.fromConfig(value).orElseGet(() -> {
+          problem(SCHEMA, SCHEMA + "=" + value + " is not a schema mode: use validate (the default: check the tables at"
+              + " start-up), create (create them if missing: development and demos) or none");
+          return SchemaMode.VALIDATE;
+        }))
+        .orElse(SchemaMode.VALIDATE);
 
-    OutboxConfiguration configuration =
-        new OutboxConfiguration(outboxes, mode, lookup.apply(WORKER_EXECUTOR), threads, database, metricsRefresh, nodeId);
+    OutboxConfiguration configuration = new OutboxConfiguration(outboxes, mode, lookup.apply(WORKER_EXECUTOR), threads,
+        database, metricsRefresh, nodeId, schema);
     return new Result(configuration, List.copyOf(problems));
   }
 
@@ -165,7 +196,26 @@ public final class OutboxConfigReader {
           + ConfigKeys.key(name, POLL_INTERVAL) + "=" + Durations.format(pollInterval)
           + ": idle polling slows down from poll-interval to max-poll-interval");
     }
-    Duration relayTimeout = positiveDuration(ConfigKeys.key(name, RELAY_TIMEOUT), DEFAULT_RELAY_TIMEOUT);
+    String relayTimeoutKey = ConfigKeys.key(name, RELAY_TIMEOUT);
+    String transactionTimeoutKey = ConfigKeys.key(name, TRANSACTION_TIMEOUT);
+    Duration relayTimeout = positiveDuration(relayTimeoutKey, DEFAULT_RELAY_TIMEOUT, MAX_RELAY_TIMEOUT,
+        " (it must fit inside " + transactionTimeoutKey + ", at most " + Durations.format(MAX_TRANSACTION_TIMEOUT) + ")");
+    Duration transactionTimeout = positiveDuration(transactionTimeoutKey, DEFAULT_TRANSACTION_TIMEOUT,
+        MAX_TRANSACTION_TIMEOUT, " (a claim of a partition lasts that long at most when its worker stops; keep it"
+            + " short)");
+    // The relay timeout must end well inside the worker's transaction (the claim's lease): room for the database
+    // work after the relay, and for the transaction manager's and the database's own timing.
+    Duration headroom = transactionTimeout.dividedBy(4).compareTo(Duration.ofSeconds(1)) > 0
+        ? transactionTimeout.dividedBy(4) : Duration.ofSeconds(1);
+    if (relayTimeout.plus(headroom).compareTo(transactionTimeout) > 0) {
+      problem(relayTimeoutKey, relayTimeoutKey + "=" + Durations.format(relayTimeout) + " does not fit inside "
+          + transactionTimeoutKey + "=" + Durations.format(transactionTimeout) + ": a batch's transaction (and with it the"
+          + " worker's claim of the partition) must outlast the relay by at least a quarter of it, and by 1s at least."
+          + " Lower " + relayTimeoutKey + " to " + Durations.format(transactionTimeout.minus(headroom).isNegative()
+          ? Duration.ZERO : transactionTimeout.minus(headroom)) + " or less, or raise " + transactionTimeoutKey + " to "
+          + Durations.format(relayTimeout.multipliedBy(4).dividedBy(3).plusSeconds(1)) + " or more");
+    }
+    long maxPayloadSize = size(ConfigKeys.key(name, MAX_PAYLOAD_SIZE));
 
     String relayPrefix = ConfigKeys.key(name, relay + ".");
     Map<String, String> relayProperties = new HashMap<>();
@@ -179,12 +229,13 @@ public final class OutboxConfigReader {
       return Optional.empty();
     }
     return Optional.of(new OutboxSettings(name, relay, ordering, partitions, maxAttempts, backoffMin, backoffMax,
-        Boolean.parseBoolean(serializeValue), batchSize, pollInterval, maxPollInterval, relayTimeout, relayProperties));
+        Boolean.parseBoolean(serializeValue), batchSize, pollInterval, maxPollInterval, relayTimeout, transactionTimeout,
+        maxPayloadSize, relayProperties));
   }
 
   /** A misspelt key would otherwise be silently ignored and its default used. */
   private void checkUnknownOutboxKeys(Set<String> keys, Map<String, OutboxSettings> outboxes) {
-    Set<String> globalKeys = Set.of(WORKER, WORKER_EXECUTOR, WORKER_THREADS, DATABASE, METRICS_REFRESH, NODE_ID);
+    Set<String> globalKeys = GLOBAL_KEYS;
     for (String key : keys) {
       if (!key.startsWith(PREFIX) || globalKeys.contains(key) || lookup.apply(key).isEmpty()
           || RELAY_KEY.matcher(key).matches()) {
@@ -198,15 +249,30 @@ public final class OutboxConfigReader {
       if (settings == null) {
         if (!keys.contains(ConfigKeys.key(outbox, RELAY)) && !RESERVED_NAMES.contains(outbox)) {
           problem(key, key + " is set but no outbox '" + outbox + "' exists: an outbox exists when "
-              + ConfigKeys.key(outbox, RELAY) + " is set (jms, kafka or the @Named name of a Relay bean)");
+              + ConfigKeys.key(outbox, RELAY) + " is set (jms, kafka or the @Named name of a Relay bean)."
+              + Suggestions.didYouMean(key, globalKeys));
         } else if (RESERVED_NAMES.contains(outbox)) {
-          problem(key, key + " is not a key Outboxer knows; global keys are " + new TreeSet<>(globalKeys));
+          problem(key, key + " is not a key Outboxer knows; global keys are " + new TreeSet<>(globalKeys) + "."
+              + Suggestions.didYouMean(key, globalKeys));
         }
         continue;
       }
+      int relayDot = outboxKey.indexOf('.');
+      String keyRelay = relayDot < 0 ? "" : outboxKey.substring(0, relayDot);
+      if (!keyRelay.equals(settings.relay()) && relayProviders.contains(keyRelay)) {
+        if (relayProviders.contains(settings.relay())) {
+          problem(key, key + " is a setting of the " + keyRelay + " relay, but " + ConfigKeys.key(outbox, RELAY) + "="
+              + settings.relay() + ": remove it, or set the relay to " + keyRelay);
+        }
+        // Otherwise the relay name itself is wrong (relay=jsm next to jms.* keys): that is the one error to report.
+        continue;
+      }
       if (!OUTBOX_KEYS.contains(outboxKey) && !outboxKey.startsWith(settings.relay() + ".")) {
-        problem(key, key + " is not a key Outboxer knows: the keys of an outbox are " + new TreeSet<>(OUTBOX_KEYS)
-            + ", and its relay's own keys start with " + ConfigKeys.key(outbox, settings.relay() + "."));
+        Set<String> known = new TreeSet<>();
+        OUTBOX_KEYS.forEach(k -> known.add(ConfigKeys.key(outbox, k)));
+        problem(key, key + " is not a key Outboxer knows." + Suggestions.didYouMean(key, known) + " The keys of an"
+            + " outbox are " + new TreeSet<>(OUTBOX_KEYS) + ", and its relay's own keys start with "
+            + ConfigKeys.key(outbox, settings.relay() + "."));
       }
     }
   }
@@ -230,6 +296,10 @@ public final class OutboxConfigReader {
   }
 
   private Duration positiveDuration(String key, Duration defaultValue) {
+    return positiveDuration(key, defaultValue, MAX_DURATION, "");
+  }
+
+  private Duration positiveDuration(String key, Duration defaultValue, Duration max, String why) {
     Optional<String> value = lookup.apply(key);
     if (value.isEmpty()) {
       return defaultValue;
@@ -240,10 +310,47 @@ public final class OutboxConfigReader {
         problem(key, key + "=" + value.get() + " must be longer than zero");
         return defaultValue;
       }
+      if (parsed.compareTo(max) > 0) {
+        problem(key, key + "=" + value.get() + " is too long: the limit is " + Durations.format(max) + why);
+        return defaultValue;
+      }
       return parsed;
     } catch (IllegalArgumentException e) {
       problem(key, key + "=" + value.get() + " is not a duration: " + e.getMessage());
       return defaultValue;
+    }
+  }
+
+  /** A size in bytes: {@code 1048576}, {@code 512KB}, {@code 16MB}, {@code 1GB} (KB = KiB = 1024 bytes). */
+  private long size(String key) {
+    Optional<String> value = lookup.apply(key);
+    if (value.isEmpty()) {
+      return Long.MAX_VALUE;
+    }
+    Matcher matcher = SIZE.matcher(value.get().trim().toLowerCase(Locale.ROOT));
+    if (!matcher.matches()) {
+      problem(key, key + "=" + value.get() + " is not a size: use a number of bytes, optionally with KB, MB or GB"
+          + " (powers of 1024), for example 1MB");
+      return Long.MAX_VALUE;
+    }
+    try {
+      long amount = Long.parseLong(matcher.group(1));
+      String unit = matcher.group(2) == null ? "b" : matcher.group(2);
+      long factor = switch (unit.charAt(0)) {
+        case 'k' -> 1024L;
+        case 'm' -> 1024L * 1024;
+        case 'g' -> 1024L * 1024 * 1024;
+        default -> 1L;
+      };
+      long bytes = Math.multiplyExact(amount, factor);
+      if (bytes < 1 || bytes > Integer.MAX_VALUE) {
+        problem(key, key + "=" + value.get() + " is out of range: use 1 byte to 2GB");
+        return Long.MAX_VALUE;
+      }
+      return bytes;
+    } catch (ArithmeticException | NumberFormatException tooLarge) {
+      problem(key, key + "=" + value.get() + " is out of range: use 1 byte to 2GB");
+      return Long.MAX_VALUE;
     }
   }
 

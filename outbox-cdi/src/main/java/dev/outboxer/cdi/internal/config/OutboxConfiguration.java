@@ -21,7 +21,8 @@ public record OutboxConfiguration(
     int workerThreads,
     Optional<String> database,
     Duration metricsRefresh,
-    String nodeId) {
+    String nodeId,
+    SchemaMode schema) {
 
   public OutboxConfiguration {
     outboxes = Map.copyOf(outboxes);

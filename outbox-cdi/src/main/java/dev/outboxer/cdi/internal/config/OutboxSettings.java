@@ -9,6 +9,9 @@ import java.util.Map;
  *
  * @param maxAttempts failures after which a message dies; {@link #UNLIMITED_ATTEMPTS} for
  *     {@code infinity}. A long, so that "infinity" is just a number no attempt counter reaches.
+ * @param transactionTimeout the timeout of a worker's batch transaction, which is also how long a
+ *     claim of a partition lasts at most
+ * @param maxPayloadSize the configured payload limit in bytes, {@link Long#MAX_VALUE} if not set
  * @param relayProperties keys under {@code outbox.<name>.<relay>.}, prefix removed
  */
 public record OutboxSettings(
@@ -24,6 +27,8 @@ public record OutboxSettings(
     Duration pollInterval,
     Duration maxPollInterval,
     Duration relayTimeout,
+    Duration transactionTimeout,
+    long maxPayloadSize,
     Map<String, String> relayProperties) {
 
   public static final long UNLIMITED_ATTEMPTS = Long.MAX_VALUE;

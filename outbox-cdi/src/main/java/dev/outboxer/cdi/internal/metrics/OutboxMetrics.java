@@ -36,12 +36,16 @@ public class OutboxMetrics {
   public static final String OLDEST_PENDING_AGE = "outbox.oldest.pending.age";
   public static final String RELAY_BATCH = "outbox.relay.batch";
   public static final String BATCH_FAILURES = "outbox.batch.failures";
+  public static final String COMMIT_UNKNOWN = "outbox.commit.unknown";
+  public static final String DEADLOCKS = "outbox.deadlocks";
 
   private static final Metadata PUBLISHED_METADATA = metadata(PUBLISHED, "Messages published (counted when their transaction commits)", MetricUnits.NONE);
-  private static final Metadata RELAYED_METADATA = metadata(RELAYED, "Messages the relay confirmed, counted when the deletion committed", MetricUnits.NONE);
+  private static final Metadata RELAYED_METADATA = metadata(RELAYED, "Messages relayed: rows the relay confirmed and a committed batch deleted", MetricUnits.NONE);
   private static final Metadata FAILED_METADATA = metadata(FAILED_ATTEMPTS, "Failed delivery attempts", MetricUnits.NONE);
   private static final Metadata DEAD_LETTERED_METADATA = metadata(DEAD_LETTERED, "Messages that used up max-attempts and became dead", MetricUnits.NONE);
   private static final Metadata BATCH_FAILURES_METADATA = metadata(BATCH_FAILURES, "Batches that failed as a whole (database unreachable, commit failed) and were rolled back", MetricUnits.NONE);
+  private static final Metadata COMMIT_UNKNOWN_METADATA = metadata(COMMIT_UNKNOWN, "Batch commits whose outcome is unknown (connection lost during the commit, heuristic outcome): their messages may be delivered again", MetricUnits.NONE);
+  private static final Metadata DEADLOCKS_METADATA = metadata(DEADLOCKS, "Batches the database rolled back to break a deadlock (retried at once)", MetricUnits.NONE);
   private static final Metadata BATCH_METADATA = metadata(RELAY_BATCH, "Time the relay took per batch", MetricUnits.NANOSECONDS);
 
   @Inject Instance<MetricRegistry> registries;
@@ -61,10 +65,18 @@ public class OutboxMetrics {
     safely(() -> counter(BATCH_FAILURES_METADATA, outbox, 1));
   }
 
-  /** Counts what a committed batch did. */
-  public void batch(String outbox, int confirmed, int failed, int died, Duration relayTime, boolean relayed) {
+  public void commitUnknown(String outbox) {
+    safely(() -> counter(COMMIT_UNKNOWN_METADATA, outbox, 1));
+  }
+
+  public void deadlock(String outbox) {
+    safely(() -> counter(DEADLOCKS_METADATA, outbox, 1));
+  }
+
+  /** Counts what a committed batch did: {@code relayed} is the number of rows its commit deleted. */
+  public void batch(String outbox, int relayedRows, int failed, int died, Duration relayTime, boolean relayed) {
     safely(() -> {
-      counter(RELAYED_METADATA, outbox, confirmed);
+      counter(RELAYED_METADATA, outbox, relayedRows);
       counter(FAILED_METADATA, outbox, failed);
       counter(DEAD_LETTERED_METADATA, outbox, died);
       MetricRegistry metrics = registry();

@@ -13,12 +13,27 @@ public class Codecs {
   @Inject Instance<PayloadCodec> applicationCodecs;
 
   private volatile PayloadCodec payloadCodec;
-  private volatile JsonbPayloadCodec jsonb;
 
+  /**
+   * The application's codec, or the JSON-B one. Resolved at start-up, so that a missing JSON-B
+   * implementation fails the deployment instead of the first publish.
+   */
   public PayloadCodec payloadCodec() {
     PayloadCodec codec = payloadCodec;
     if (codec == null) {
-      codec = applicationCodecs.isResolvable() ? applicationCodecs.get() : jsonb();
+      if (applicationCodecs.isResolvable()) {
+        codec = applicationCodecs.get();
+      } else {
+        try {
+          codec = JsonbPayloadCodec.create();
+        } catch (LinkageError noJsonbApi) {
+          // Loading the codec class itself failed: not even the JSON-B API is visible.
+          dev.outboxer.OutboxConfigurationException missing = new dev.outboxer.OutboxConfigurationException(
+              "PayloadCodec", JsonbPayloadCodec.MISSING_JSONB + " (" + noJsonbApi + ")");
+          missing.initCause(noJsonbApi);
+          throw missing;
+        }
+      }
       payloadCodec = codec;
     }
     return codec;
@@ -26,19 +41,13 @@ public class Codecs {
 
   /** Headers are stored as a JSON object; null for none, the common case. */
   public String encodeHeaders(Map<String, String> headers) {
-    return headers.isEmpty() ? null : jsonb().encodeHeaders(headers);
+    return HeaderCodec.encode(headers);
   }
 
+  /**
+   * @throws IllegalArgumentException if the stored text is not a JSON object of strings
+   */
   public Map<String, String> decodeHeaders(String stored) {
-    return stored == null ? Map.of() : jsonb().decodeHeaders(stored);
-  }
-
-  private JsonbPayloadCodec jsonb() {
-    JsonbPayloadCodec codec = jsonb;
-    if (codec == null) {
-      codec = new JsonbPayloadCodec();
-      jsonb = codec;
-    }
-    return codec;
+    return HeaderCodec.decode(stored);
   }
 }

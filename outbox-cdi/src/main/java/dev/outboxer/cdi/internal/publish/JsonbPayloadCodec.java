@@ -1,23 +1,36 @@
 package dev.outboxer.cdi.internal.publish;
 
-import dev.outboxer.OutboxException;
+import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.OutboxMessage;
 import dev.outboxer.spi.PayloadCodec;
 import jakarta.json.bind.Jsonb;
-import jakarta.json.bind.JsonbBuilder;
 import java.nio.charset.StandardCharsets;
 
 /** The default codec: JSON-B, UTF-8. Used when the application has no PayloadCodec bean. */
 final class JsonbPayloadCodec implements PayloadCodec {
 
+  static final String MISSING_JSONB = "Outboxer's default payload codec needs a JSON-B implementation, and the"
+      + " application sees none: enable the server's JSON-B feature (Open Liberty: <feature>jsonb-3.0</feature>;"
+      + " WildFly has it), add one in Java SE (org.eclipse:yasson), or produce a dev.outboxer.spi.PayloadCodec bean";
+
   private final Jsonb jsonb;
 
-  JsonbPayloadCodec() {
+  private JsonbPayloadCodec(Jsonb jsonb) {
+    this.jsonb = jsonb;
+  }
+
+  /**
+   * @throws OutboxConfigurationException naming the fix if no JSON-B implementation (or not even
+   *     the API) is visible to the application
+   */
+  static JsonbPayloadCodec create() {
     try {
-      this.jsonb = JsonbBuilder.create();
-    } catch (RuntimeException noProvider) {
-      throw new OutboxException("Outboxer's default payload codec needs a JSON-B implementation: enable the server's"
-          + " JSON-B feature (Open Liberty: jsonb-3.0), add one (Yasson) in Java SE, or produce a PayloadCodec bean", noProvider);
+      return new JsonbPayloadCodec(jakarta.json.bind.JsonbBuilder.create());
+    } catch (RuntimeException | LinkageError noProvider) {
+      OutboxConfigurationException missing = new OutboxConfigurationException("PayloadCodec", MISSING_JSONB
+          + " (" + noProvider + ")");
+      missing.initCause(noProvider);
+      throw missing;
     }
   }
 
@@ -34,15 +47,5 @@ final class JsonbPayloadCodec implements PayloadCodec {
   @Override
   public <T> T decode(byte[] payload, Class<T> type) {
     return jsonb.fromJson(new String(payload, StandardCharsets.UTF_8), type);
-  }
-
-  /** Headers are stored as a JSON object of strings. */
-  String encodeHeaders(java.util.Map<String, String> headers) {
-    return jsonb.toJson(headers);
-  }
-
-  @SuppressWarnings("unchecked")
-  java.util.Map<String, String> decodeHeaders(String json) {
-    return jsonb.fromJson(json, java.util.Map.class);
   }
 }

@@ -1,6 +1,8 @@
 package dev.outboxer.cdi.internal.publish;
 
+import dev.outboxer.InvalidOutboxMessageException;
 import dev.outboxer.Outbox;
+import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.OutboxException;
 import dev.outboxer.OutboxMessage;
 import dev.outboxer.OutboxTransactionRequiredException;
@@ -10,21 +12,27 @@ import dev.outboxer.cdi.internal.cdi.EntityManagerLookup;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
+import dev.outboxer.cdi.internal.jdbc.Jdbc;
+import dev.outboxer.cdi.internal.jdbc.Sql;
 import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
 import dev.outboxer.cdi.internal.store.GroupHash;
-import dev.outboxer.cdi.internal.store.MessageStore;
-import dev.outboxer.cdi.internal.store.OutboxMessageEntity;
+import dev.outboxer.cdi.internal.store.PublishStatements;
 import dev.outboxer.cdi.internal.tx.Transactions;
 import dev.outboxer.cdi.internal.work.Workers;
 import dev.outboxer.spi.PayloadCodec;
+import dev.outboxer.spi.PublishInterceptor;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import jakarta.transaction.Status;
+import java.sql.SQLException;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** The {@link Outbox} bean: writes message rows through the application's EntityManager in its transaction. */
+/**
+ * The {@link Outbox} bean: checks the message, then writes its row in one statement on the
+ * connection of the caller's JTA transaction (through the application's EntityManager).
+ */
 @ApplicationScoped
 public class OutboxPublisher implements Outbox {
 
@@ -33,15 +41,23 @@ public class OutboxPublisher implements Outbox {
   @Inject OutboxConfiguration configuration;
   @Inject Transactions transactions;
   @Inject EntityManagerLookup entityManagers;
-  @Inject MessageStore store;
+  @Inject Jdbc jdbc;
+  @Inject PublishStatements statements;
   @Inject Codecs codecs;
+  @Inject MessageLimits limits;
   @Inject TimeSource time;
   @Inject Workers workers;
   @Inject OutboxMetrics metrics;
+  @Inject @jakarta.enterprise.inject.Any jakarta.enterprise.inject.Instance<PublishInterceptor> interceptorBeans;
+
+  private volatile java.util.List<PublishInterceptor> interceptors;
 
   @Override
   public long publish(OutboxMessage message) {
-    Objects.requireNonNull(message, "message");
+    if (message == null) {
+      throw new InvalidOutboxMessageException("message", "publish(message) was given null: there is nothing to"
+          + " publish. Nothing was written.");
+    }
     Outboxed outboxed = message.getClass().getAnnotation(Outboxed.class);
     if (outboxed == null) {
       throw new UnknownOutboxException("Message type " + message.getClass().getName() + " has no @Outboxed annotation:"
@@ -52,38 +68,22 @@ public class OutboxPublisher implements Outbox {
 
   @Override
   public long publish(String outbox, OutboxMessage message) {
-    Objects.requireNonNull(message, "message");
     OutboxSettings settings = configuration.require(outbox);
-    if (!transactions.isActive()) {
-      throw new OutboxTransactionRequiredException(outbox, "Outbox '" + outbox + "': publish needs an active JTA"
-          + " transaction, so that the message commits or rolls back with the business data; none is active."
-          + " Publish from an EJB business method, a @Transactional CDI method or between UserTransaction.begin() and"
-          + " commit(). Nothing was written.");
+    if (message == null) {
+      throw MessageChecks.invalid(outbox, "message", "publish was given a null message");
     }
-    String type = typeName(message.getClass());
-    String groupKey = message.groupKey();
-    Map<String, String> headers = message.headers();
-    check(outbox, groupKey == null || groupKey.length() <= OutboxMessageEntity.MAX_GROUP_KEY_LENGTH,
-        "the group key is longer than " + OutboxMessageEntity.MAX_GROUP_KEY_LENGTH + " characters");
-    check(outbox, headers != null, "headers() returned null");
-
-    PayloadCodec codec = codecs.payloadCodec();
-    byte[] payload;
-    try {
-      payload = codec.encode(message);
-    } catch (RuntimeException e) {
-      throw new OutboxException("Outbox '" + outbox + "': the " + codec.getClass().getSimpleName() + " could not encode"
-          + " a " + message.getClass().getName() + ". Nothing was written.", e);
+    requireTransaction(outbox);
+    String type = typeName(outbox, message.getClass());
+    MessageLimits.Limits outboxLimits = limits.of(outbox);
+    String groupKey = MessageChecks.groupKey(outbox, message.groupKey());
+    Map<String, String> headers = withInterceptorHeaders(outbox, message);
+    MessageChecks.headers(outbox, headers, outboxLimits.constraints());
+    byte[] payload = encode(outbox, message, outboxLimits);
+    String refused = outboxLimits.constraints().checkMessage(groupKey, codecs.payloadCodec().contentType(),
+        payload.length, headers);
+    if (refused != null) {
+      throw MessageChecks.invalid(outbox, "message", "the message " + refused);
     }
-    check(outbox, payload != null, codec.getClass().getName() + " returned no payload");
-    String contentType = codec.contentType();
-    check(outbox, contentType != null && !contentType.isBlank()
-        && contentType.length() <= OutboxMessageEntity.MAX_CONTENT_TYPE_LENGTH,
-        codec.getClass().getName() + " states no content type of 1 to " + OutboxMessageEntity.MAX_CONTENT_TYPE_LENGTH
-            + " characters");
-    String storedHeaders = codecs.encodeHeaders(headers);
-    check(outbox, storedHeaders == null || storedHeaders.length() <= OutboxMessageEntity.MAX_HEADERS_LENGTH,
-        "the headers take more than " + OutboxMessageEntity.MAX_HEADERS_LENGTH + " characters");
 
     EntityManager em = entityManagers.entityManager();
     if (!em.isJoinedToTransaction()) {
@@ -91,38 +91,126 @@ public class OutboxPublisher implements Outbox {
           + " JTA transaction, so the message would not commit with it. Produce a container-managed (or"
           + " @TransactionScoped) EntityManager with @OutboxPersistence. Nothing was written.");
     }
-    // The lock comes before the id: ids of one group then increase in commit order, not just insertion order.
-    if (settings.serializeWrites() && groupKey != null) {
-      store.lockGroup(em, outbox, groupKey);
+    int partitionKey = groupKey == null ? GroupHash.partitionKeyOfUngrouped() : GroupHash.partitionKey(groupKey);
+    PublishStatements.NewMessage row = new PublishStatements.NewMessage(outbox, partitionKey, groupKey, type,
+        codecs.payloadCodec().contentType(), payload, codecs.encodeHeaders(headers), time.nowUtc());
+    PublishStatements.Inserted inserted;
+    try {
+      inserted = jdbc.call(connection -> statements.insert(connection, row, settings.serializeWrites()));
+    } catch (SQLException e) {
+      throw writeFailed(outbox, groupKey, e);
     }
-    long id = store.nextId(em);
-    int partition = groupKey == null
-        ? GroupHash.partitionOfUngrouped(id, settings.partitions())
-        : GroupHash.partition(groupKey, settings.partitions());
-    em.persist(new OutboxMessageEntity(id, outbox, partition, groupKey, type, contentType, payload,
-        storedHeaders, time.nowUtc()));
-    AfterCommit.record(transactions.registry(), outbox, partition, (published, count) -> {
+    AfterCommit.record(transactions.registry(), outbox, inserted.partition(), (published, count) -> {
       metrics.published(published.getKey(), count);
       workers.wake(published.getKey(), published.getValue());
     });
-    return id;
+    return inserted.id();
   }
 
-  private static void check(String outbox, boolean condition, String problem) {
-    if (!condition) {
-      throw new OutboxException("Outbox '" + outbox + "': " + problem + ". Nothing was written.");
+  /** The message's headers plus what the interceptors add; the message's own win. */
+  private Map<String, String> withInterceptorHeaders(String outbox, OutboxMessage message) {
+    Map<String, String> own = message.headers();
+    java.util.List<PublishInterceptor> all = interceptors;
+    if (all == null) {
+      java.util.List<PublishInterceptor> found = new java.util.ArrayList<>();
+      interceptorBeans.forEach(found::add);
+      all = java.util.List.copyOf(found);
+      interceptors = all;
     }
+    if (all.isEmpty() || own == null) {
+      return own;
+    }
+    Map<String, String> merged = new java.util.HashMap<>();
+    for (PublishInterceptor interceptor : all) {
+      Map<String, String> added = interceptor.headers(outbox, message);
+      if (added != null) {
+        merged.putAll(added);
+      }
+    }
+    merged.putAll(own);
+    return merged;
   }
 
-  private String typeName(Class<?> messageClass) {
-    return typeNames.computeIfAbsent(messageClass, type -> {
-      Outboxed outboxed = type.getAnnotation(Outboxed.class);
-      String name = outboxed == null || outboxed.type().isBlank() ? type.getSimpleName() : outboxed.type();
-      if (name.isEmpty() || name.length() > OutboxMessageEntity.MAX_TYPE_LENGTH) {
-        throw new OutboxException("Message class " + type.getName() + " needs a type name of 1 to "
-            + OutboxMessageEntity.MAX_TYPE_LENGTH + " characters: set @Outboxed(type = ...)");
-      }
+  private void requireTransaction(String outbox) {
+    int status = transactions.status();
+    if (status == Status.STATUS_ACTIVE) {
+      return;
+    }
+    if (status == Status.STATUS_MARKED_ROLLBACK) {
+      throw new OutboxTransactionRequiredException(outbox, "Outbox '" + outbox + "': the caller's JTA transaction is"
+          + " marked for rollback (an earlier failure in it, or setRollbackOnly), so the message could never be"
+          + " committed. Nothing was written. Publish in a transaction that can still commit.");
+    }
+    throw new OutboxTransactionRequiredException(outbox, "Outbox '" + outbox + "': publish needs an active JTA"
+        + " transaction, so that the message commits or rolls back with the business data; none is active."
+        + " Publish from an EJB business method, a @Transactional CDI method or between UserTransaction.begin() and"
+        + " commit(). Nothing was written.");
+  }
+
+  private byte[] encode(String outbox, OutboxMessage message, MessageLimits.Limits outboxLimits) {
+    PayloadCodec codec = codecs.payloadCodec();
+    byte[] payload;
+    try {
+      payload = codec.encode(message);
+    } catch (RuntimeException e) {
+      throw new InvalidOutboxMessageException("payload", "Outbox '" + outbox + "': the " + codec.getClass().getName()
+          + " could not encode the " + message.getClass().getName() + " (" + e + "). Nothing was written.", e);
+    }
+    if (payload == null) {
+      throw MessageChecks.invalid(outbox, "payload", "the payload codec " + codec.getClass().getName()
+          + " returned null for the " + message.getClass().getName());
+    }
+    if (payload.length > outboxLimits.maxPayloadBytes()) {
+      throw MessageChecks.invalid(outbox, "payload", "the encoded payload is " + payload.length + " bytes; the limit"
+          + " is " + outboxLimits.maxPayloadBytes() + " bytes (" + outboxLimits.payloadLimitSource() + ")");
+    }
+    return payload;
+  }
+
+  /**
+   * The database refused the statement: the caller's transaction can usually no longer commit (on
+   * PostgreSQL any failed statement dooms it; on MariaDB a deadlock rolls it back).
+   */
+  private static OutboxException writeFailed(String outbox, String groupKey, SQLException e) {
+    if (Sql.isDeadlock(e)) {
+      return new OutboxException("Outbox '" + outbox + "': the database broke a deadlock by rolling back this"
+          + " transaction while it wrote a message" + (groupKey == null ? "" : " of group '" + groupKey + "'")
+          + " (" + e.getMessage() + "). Nothing of the transaction is committed: run it again.", e);
+    }
+    return new OutboxException("Outbox '" + outbox + "': the database refused the message row (" + e.getMessage()
+        + "). The message was not written; the transaction is probably marked for rollback.", e);
+  }
+
+  private String typeName(String outbox, Class<?> messageClass) {
+    String name = typeNames.get(messageClass);
+    if (name != null) {
       return name;
-    });
+    }
+    Outboxed outboxed = messageClass.getAnnotation(Outboxed.class);
+    name = outboxed == null || outboxed.type().isBlank() ? messageClass.getSimpleName() : outboxed.type();
+    if (name.isEmpty()) {
+      throw MessageChecks.invalid(outbox, "type", "the message class " + messageClass.getName() + " has no simple"
+          + " name (an anonymous class?): name its type with @Outboxed(type = \"...\")");
+    }
+    MessageChecks.text(outbox, "type", "the message type", name);
+    int length = name.codePointCount(0, name.length());
+    if (length > MessageChecks.MAX_TYPE_LENGTH) {
+      throw MessageChecks.invalid(outbox, "type", "the message type of " + messageClass.getName() + " is " + length
+          + " characters long; the limit is " + MessageChecks.MAX_TYPE_LENGTH + ": set a shorter @Outboxed(type)");
+    }
+    typeNames.put(messageClass, name);
+    return name;
+  }
+
+  /** Checks the codec's content type at start-up: a bad one would fail every publish. */
+  public void checkCodec() {
+    PayloadCodec codec = codecs.payloadCodec();
+    String contentType = codec.contentType();
+    if (contentType == null || contentType.isBlank() || contentType.length() > MessageChecks.MAX_CONTENT_TYPE_LENGTH
+        || contentType.chars().anyMatch(c -> c < 0x20 || c > 0x7e)) {
+      throw new OutboxConfigurationException("PayloadCodec", "The payload codec " + codec.getClass().getName()
+          + " states the content type '" + contentType + "': it must be a media type of 1 to "
+          + MessageChecks.MAX_CONTENT_TYPE_LENGTH + " printable ASCII characters, such as application/json");
+    }
   }
 }

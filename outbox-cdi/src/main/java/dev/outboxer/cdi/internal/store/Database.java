@@ -1,44 +1,34 @@
 package dev.outboxer.cdi.internal.store;
 
 import dev.outboxer.OutboxException;
-import dev.outboxer.cdi.internal.cdi.EntityManagerLookup;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
+import dev.outboxer.cdi.internal.jdbc.Jdbc;
 import dev.outboxer.cdi.internal.tx.Transactions;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.FlushModeType;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Which database the EntityManager talks to: from {@code outbox.database}, or detected at start-up
- * by probing statements that only one database understands, each in a transaction of its own (a
- * failed statement dooms the transaction it runs in).
+ * Which database the application's EntityManager talks to: from {@code outbox.database}, or from
+ * the JDBC connection's metadata, read once at start-up.
  */
 @ApplicationScoped
 public class Database {
 
   private static final Logger LOG = Logger.getLogger(Database.class.getName());
-  private static final String[] PROBES = {
-    "SELECT version()", // PostgreSQL, MariaDB
-    "SELECT H2VERSION()",
-    "VALUES SYSCS_UTIL.SYSCS_GET_DATABASE_PROPERTY('DataDictionaryVersion')"
-  };
-  private static final String[] PROBE_NAMES = {null, "H2", "Apache Derby"};
 
-  @Inject EntityManagerLookup entityManagers;
+  @Inject Jdbc jdbc;
   @Inject Transactions transactions;
   @Inject OutboxConfiguration configuration;
 
-  private volatile SqlDialect dialect;
+  private volatile Dialect dialect;
+  private volatile String productVersion = "";
 
-  /** The dialect; detected on first use outside a transaction, or from the JDBC connection inside one. */
-  public SqlDialect dialect() {
-    SqlDialect known = dialect;
+  /** The dialect; detected on first use (in a transaction of its own, or in the caller's). */
+  public Dialect dialect() {
+    Dialect known = dialect;
     if (known == null) {
       known = configured().orElseGet(this::detect);
       dialect = known;
@@ -46,61 +36,38 @@ public class Database {
     return known;
   }
 
-  private Optional<SqlDialect> configured() {
-    return configuration.database().flatMap(SqlDialect::fromConfig);
+  /** The database's product name and version, as its JDBC driver reports it (empty before detection). */
+  public String productVersion() {
+    return productVersion;
   }
 
-  private SqlDialect detect() {
-    if (transactions.isActive()) {
-      return fromConnection(entityManagers.entityManager())
-          .orElseThrow(() -> new OutboxException("Outboxer has not detected the database yet and cannot probe it inside"
-              + " the caller's transaction: set outbox.database (postgresql, mariadb, h2 or derby)"));
-    }
-    // Providers that hand out the transaction's JDBC connection (EclipseLink) tell the product name
-    // without a statement that fails on the other databases: EclipseLink logs each failed probe as a
-    // warning with a stack trace, twice per start on Derby.
-    try {
-      Optional<SqlDialect> fromMetadata = transactions.inNewTransaction(Duration.ofSeconds(30),
-          () -> fromConnection(entityManagers.entityManager()));
-      if (fromMetadata.isPresent()) {
-        LOG.info("Outboxer detected the database: " + fromMetadata.get().configValue() + " (JDBC metadata)");
-        return fromMetadata.get();
-      }
-    } catch (Exception notAvailable) {
-      LOG.log(Level.FINE, "Reading the database product from the JDBC connection failed; probing", notAvailable);
-    }
-    for (int i = 0; i < PROBES.length; i++) {
-      String sql = PROBES[i];
-      String fixedName = PROBE_NAMES[i];
-      try {
-        Object answer = transactions.inNewTransaction(Duration.ofSeconds(30), () -> {
-          EntityManager em = entityManagers.entityManager();
-          return em.createNativeQuery(sql).setFlushMode(FlushModeType.COMMIT).getSingleResult();
-        });
-        Optional<SqlDialect> found = SqlDialect.fromProductName(fixedName != null ? fixedName : String.valueOf(answer));
-        if (found.isPresent()) {
-          LOG.info("Outboxer detected the database: " + found.get().configValue() + " (" + answer + ")");
-          return found.get();
-        }
-        throw new OutboxException("Outboxer does not support the database that answered '" + answer + "' to " + sql
-            + ": supported are PostgreSQL, MariaDB, H2 and Derby (MySQL has no sequences)");
-      } catch (OutboxException unsupported) {
-        throw unsupported;
-      } catch (Exception probeFailed) {
-        LOG.log(Level.FINE, "Database probe failed: " + sql, probeFailed);
-      }
-    }
-    throw new OutboxException("Outboxer could not detect the database behind the EntityManager: set outbox.database"
-        + " (postgresql, mariadb, h2 or derby)");
+  private Optional<Dialect> configured() {
+    return configuration.database().flatMap(Dialect::fromConfig);
   }
 
-  /** EclipseLink (and other providers) hand out the transaction's connection; Hibernate does not. */
-  private static Optional<SqlDialect> fromConnection(EntityManager em) {
+  private Dialect detect() {
+    String product;
     try {
-      Connection connection = em.unwrap(Connection.class);
-      return connection == null ? Optional.empty() : SqlDialect.fromProductName(connection.getMetaData().getDatabaseProductName());
-    } catch (Exception notSupported) {
-      return Optional.empty();
+      if (transactions.isActive()) {
+        product = readProduct();
+      } else {
+        product = transactions.inNewTransaction(Duration.ofSeconds(30), this::readProduct);
+      }
+    } catch (Exception e) {
+      throw new OutboxException("Outboxer could not read which database the EntityManager uses (" + e
+          + "): set outbox.database to postgresql, mariadb or h2", e);
     }
+    Dialect found = Dialect.fromProductName(product).orElseThrow(() -> new OutboxException(
+        "Outboxer does not support the database '" + product + "': supported are PostgreSQL 12+, MariaDB 10.6+ and H2"
+            + " 2.x (MySQL has no sequences; Derby support ended in 0.2, use H2 for embedded demos)"));
+    LOG.info("Outboxer detected the database: " + found.configValue() + " (" + product + ")");
+    return found;
+  }
+
+  private String readProduct() throws Exception {
+    String product = jdbc.call(connection -> connection.getMetaData().getDatabaseProductName() + " "
+        + connection.getMetaData().getDatabaseProductVersion());
+    productVersion = product;
+    return product;
   }
 }

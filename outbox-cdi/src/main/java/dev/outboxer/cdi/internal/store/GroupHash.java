@@ -1,6 +1,7 @@
 package dev.outboxer.cdi.internal.store;
 
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Stable hashes of group keys: the same key maps to the same partition and lock on every node, JVM
@@ -34,27 +35,35 @@ public final class GroupHash {
     return hash;
   }
 
-  /** The partition of a group key among {@code partitions}. */
-  public static int partition(String groupKey, int partitions) {
-    return (int) Math.floorMod(hash64(groupKey), (long) partitions);
+  /**
+   * The partition key stored with a message of this group: 31 non-negative bits of the group's
+   * hash. The partition is {@code partitionKey % partitions}, computed by the database from the
+   * partition count in force, so that every publisher uses the cluster's count and a change of the
+   * count re-homes rows with one statement.
+   */
+  public static int partitionKey(String groupKey) {
+    return (int) (hash64(groupKey) >>> 33);
   }
 
   /**
-   * The partition of a message without group key: spread by a hash of its id, which is repeatable;
-   * the id itself would follow publishing patterns (one keyed and one unkeyed message per
-   * transaction puts all unkeyed ones on odd ids).
+   * The partition key of a message without group key: any spread will do (such a message neither
+   * blocks nor is blocked), so a random one, which needs no id before the insert.
    */
-  public static int partitionOfUngrouped(long id, int partitions) {
-    return (int) Math.floorMod(mix(id), (long) partitions);
+  public static int partitionKeyOfUngrouped() {
+    return ThreadLocalRandom.current().nextInt(Integer.MAX_VALUE);
   }
 
-  /** The advisory lock key of a group: outbox and key together, so equal keys of different outboxes do not contend. */
+  /** The partition of a partition key among {@code partitions}: what the database computes. */
+  public static int partition(int partitionKey, int partitions) {
+    return partitionKey % partitions;
+  }
+
+  /**
+   * The advisory lock key of a group: outbox and key together, so equal keys of different outboxes
+   * do not contend. 64 bits: two groups share a lock with a chance of about one in 2^64, and
+   * sharing one only makes them wait for each other, never reorders them.
+   */
   public static long lockKey(String outbox, String groupKey) {
     return hash64(outbox + '\u0000' + groupKey);
-  }
-
-  /** The lock-row slot of a group, for databases without advisory locks. */
-  public static int lockSlot(String groupKey) {
-    return (int) Math.floorMod(hash64(groupKey), (long) OutboxGroupLockEntity.SLOTS);
   }
 }

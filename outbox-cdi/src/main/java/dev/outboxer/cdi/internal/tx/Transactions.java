@@ -4,7 +4,11 @@ import dev.outboxer.OutboxException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
+import jakarta.transaction.HeuristicMixedException;
+import jakarta.transaction.HeuristicRollbackException;
+import jakarta.transaction.RollbackException;
 import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.UserTransaction;
 import java.time.Duration;
@@ -16,7 +20,8 @@ import javax.naming.NamingException;
 
 /**
  * Finds the JTA objects portably (a CDI bean first, as Jakarta EE and Narayana's CDI integration
- * provide; JNDI {@code java:comp/...} second) and runs work in a transaction of its own.
+ * provide; JNDI {@code java:comp/...} second) and runs work in transactions of Outboxer's own,
+ * telling a commit that failed (nothing happened) from one whose outcome is unknown.
  */
 @ApplicationScoped
 public class Transactions {
@@ -46,10 +51,158 @@ public class Transactions {
         : lookup("java:comp/UserTransaction", UserTransaction.class);
   }
 
+  /** The JTA status of the calling thread's transaction. */
+  public int status() {
+    return registry().getTransactionStatus();
+  }
+
   /** Whether the calling thread has a transaction that work can still join. */
   public boolean isActive() {
-    int status = registry().getTransactionStatus();
+    int status = status();
     return status == Status.STATUS_ACTIVE || status == Status.STATUS_MARKED_ROLLBACK;
+  }
+
+  /** How a commit ended. */
+  public enum Outcome {
+    /** Committed. */
+    COMMITTED,
+    /** Rolled back: nothing of the transaction happened. */
+    ROLLED_BACK,
+    /**
+     * Not known: the connection died during the commit, or the transaction manager reported a
+     * heuristic outcome. The work may or may not have been committed, even in part.
+     */
+    UNKNOWN
+  }
+
+  /** A transaction begun by Outboxer on the calling thread. */
+  public final class Tx {
+    private final UserTransaction transaction;
+    private volatile boolean ended;
+    private Exception failure;
+
+    private Tx(UserTransaction transaction) {
+      this.transaction = transaction;
+    }
+
+    /**
+     * Whether the transaction is still usable: not completed (also not rolled back by the transaction
+     * manager's timeout, from any thread) and, on the calling thread, not marked for rollback.
+     */
+    public boolean active() {
+      return !ended;
+    }
+
+    /** Called on the transaction's own thread: whether it can still commit. */
+    public boolean activeOnThisThread() {
+      return !ended && status() == Status.STATUS_ACTIVE;
+    }
+
+    /** What made the last commit fail, or null. */
+    public Exception failure() {
+      return failure;
+    }
+
+    public Outcome commit() {
+      try {
+        transaction.commit();
+        return Outcome.COMMITTED;
+      } catch (RollbackException e) {
+        failure = e;
+        // A commit that lost its connection may be reported as rolled back although the database may have
+        // received the commit: unknown, unless the transaction manager says why it rolled back.
+        return lostConnection(e) ? Outcome.UNKNOWN : Outcome.ROLLED_BACK;
+      } catch (HeuristicMixedException | HeuristicRollbackException e) {
+        failure = e;
+        return Outcome.UNKNOWN;
+      } catch (Exception e) {
+        // SystemException, IllegalStateException, a resource's runtime failure: the transaction manager
+        // could not tell what the resources did.
+        failure = e;
+        disassociate();
+        return Outcome.UNKNOWN;
+      } finally {
+        ended = true;
+      }
+    }
+
+    public void rollback() {
+      ended = true;
+      try {
+        transaction.rollback();
+      } catch (Exception e) {
+        LOG.log(Level.FINE, "Rolling back Outboxer's transaction failed (it may have timed out already)", e);
+        disassociate();
+      }
+    }
+
+    private void disassociate() {
+      try {
+        if (transaction.getStatus() != Status.STATUS_NO_TRANSACTION) {
+          transaction.rollback();
+        }
+      } catch (Exception ignored) {
+        // Nothing more to do: the transaction manager has given up on this transaction.
+      }
+    }
+  }
+
+  /** Whether a failure says the connection to a resource broke (a communication failure, not a refusal). */
+  static boolean lostConnection(Throwable failure) {
+    java.util.ArrayDeque<Throwable> todo = new java.util.ArrayDeque<>();
+    java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    todo.add(failure);
+    while (!todo.isEmpty()) {
+      Throwable next = todo.poll();
+      if (!seen.add(next)) {
+        continue;
+      }
+      if (next instanceof javax.transaction.xa.XAException xa && (xa.errorCode == javax.transaction.xa.XAException
+          .XAER_RMFAIL || xa.errorCode == javax.transaction.xa.XAException.XA_HEURHAZ)) {
+        return true;
+      }
+      if (next instanceof java.sql.SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("08")) {
+        return true;
+      }
+      if (next instanceof java.sql.SQLTransientConnectionException || next instanceof java.sql.SQLRecoverableException
+          || next instanceof java.sql.SQLNonTransientConnectionException || next instanceof java.net.SocketException) {
+        return true;
+      }
+      if (next.getCause() != null) {
+        todo.add(next.getCause());
+      }
+      for (Throwable suppressed : next.getSuppressed()) {
+        todo.add(suppressed);
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Begins a transaction on the calling thread. Its end is watched from any thread: {@link
+   * Tx#active()} turns false when it completes, also when the transaction manager rolls it back
+   * after the timeout.
+   */
+  public Tx begin(Duration timeout) throws Exception {
+    UserTransaction transaction = userTransaction();
+    transaction.setTransactionTimeout(seconds(timeout));
+    try {
+      transaction.begin();
+    } finally {
+      // The timeout sticks to the thread; leave pooled threads with the server's default.
+      resetTimeout(transaction);
+    }
+    Tx tx = new Tx(transaction);
+    registry().registerInterposedSynchronization(new Synchronization() {
+      @Override
+      public void beforeCompletion() {}
+
+      @Override
+      public void afterCompletion(int status) {
+        tx.ended = true;
+      }
+    });
+    return tx;
   }
 
   /**
@@ -60,25 +213,26 @@ public class Transactions {
    * @throws Exception what the work threw, or the commit failure
    */
   public <T> T inNewTransaction(Duration timeout, Callable<T> work) throws Exception {
-    UserTransaction transaction = userTransaction();
-    transaction.setTransactionTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toSeconds())));
-    transaction.begin();
+    Tx tx = begin(timeout);
     T result;
     try {
       result = work.call();
     } catch (Throwable failure) {
-      try {
-        transaction.rollback();
-      } catch (Exception rollbackFailure) {
-        failure.addSuppressed(rollbackFailure);
-      }
+      tx.rollback();
       throw failure;
-    } finally {
-      // The timeout sticks to the thread; leave pooled threads with the server's default.
-      resetTimeout(transaction);
     }
-    transaction.commit();
+    Outcome outcome = tx.commit();
+    if (outcome != Outcome.COMMITTED) {
+      throw tx.failure();
+    }
     return result;
+  }
+
+  /** Transaction timeouts are whole seconds in JTA: round up, so that a short lease is never shortened. */
+  static int seconds(Duration timeout) {
+    long millis = timeout.toMillis();
+    long seconds = Math.max(1, (millis + 999) / 1000);
+    return (int) Math.min(Integer.MAX_VALUE, seconds);
   }
 
   private static void resetTimeout(UserTransaction transaction) {

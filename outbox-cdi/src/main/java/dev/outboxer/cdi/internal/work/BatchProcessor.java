@@ -1,91 +1,211 @@
 package dev.outboxer.cdi.internal.work;
 
-import dev.outboxer.cdi.internal.cdi.EntityManagerLookup;
+import dev.outboxer.Ordering;
+import dev.outboxer.cdi.internal.cdi.NodeIdentity;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
 import dev.outboxer.cdi.internal.config.Durations;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
+import dev.outboxer.cdi.internal.jdbc.Jdbc;
+import dev.outboxer.cdi.internal.jdbc.Sql;
+import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
 import dev.outboxer.cdi.internal.publish.Codecs;
-import dev.outboxer.cdi.internal.store.MessageStore;
-import dev.outboxer.cdi.internal.store.OutboxMessageEntity;
+import dev.outboxer.cdi.internal.store.BatchStatements;
+import dev.outboxer.cdi.internal.store.BatchStatements.Claim;
+import dev.outboxer.cdi.internal.store.BatchStatements.Read;
+import dev.outboxer.cdi.internal.store.BatchStatements.StoredMessage;
 import dev.outboxer.cdi.internal.tx.Transactions;
+import dev.outboxer.cdi.internal.tx.Transactions.Outcome;
+import dev.outboxer.cdi.internal.tx.Transactions.Tx;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.spi.Relay;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
- * One batch of one partition, in one JTA transaction: claim the partition (skipping it if another
- * worker holds it), read its ready rows by id, hand them to the relay, delete what the relay
- * confirmed, record failures, commit. If the commit fails, nothing of it happened and the same rows
- * are read again: the whole batch is delivered again, in the same order.
+ * One batch of one partition, in one JTA transaction: claim the partition with a new fencing token
+ * (skipping it if another worker holds it), read its ready rows by id from the partition's cursor
+ * on, hand them to the relay while the claim holds, delete what the relay confirmed, record
+ * failures, commit.
+ *
+ * <p>If the commit fails, nothing of it happened and the same rows are read again: the whole batch
+ * is delivered again, in the same order. The failures the relay reported are then recorded in a
+ * transaction of their own, so that a message that breaks every batch it is in still counts its
+ * attempts and dies after {@code max-attempts}. If the commit's outcome is unknown, it is said so.
  */
 @ApplicationScoped
 public class BatchProcessor {
 
-  /** The transaction outlives the relay's timeout by this much, to leave room for the database work. */
-  private static final Duration TRANSACTION_MARGIN = Duration.ofSeconds(30);
+  private static final Logger LOG = Logger.getLogger(BatchProcessor.class.getName());
+  /** A test-only switch (the chaos suite's control run): no lease, no database-side session timeout. */
+  static final boolean FENCING = !"off".equalsIgnoreCase(System.getProperty("outboxer.fencing", "on"));
 
   @Inject Transactions transactions;
-  @Inject EntityManagerLookup entityManagers;
-  @Inject MessageStore store;
+  @Inject Jdbc jdbc;
+  @Inject BatchStatements statements;
   @Inject Codecs codecs;
   @Inject TimeSource time;
+  @Inject NodeIdentity node;
+  @Inject OutboxMetrics metrics;
 
   private final Watchdog watchdog = new Watchdog();
 
-  BatchResult process(OutboxSettings settings, int partition, Relay relay) throws Exception {
-    return transactions.inNewTransaction(settings.relayTimeout().plus(TRANSACTION_MARGIN), () -> {
-      EntityManager em = entityManagers.entityManager();
-      if (!store.claimPartition(em, settings.name(), partition)) {
-        return BatchResult.NOT_CLAIMED;
+  BatchResult process(OutboxSettings settings, int partition, Relay relay, PartitionCursor cursor) throws Exception {
+    long begun = System.nanoTime();
+    Duration transactionTimeout = settings.transactionTimeout();
+    // The claim may lapse when the transaction manager or the database ends the transaction: not before the
+    // transaction timeout has passed since it began. Nothing is handed to the relay after this point.
+    long leaseEnd = begun + leaseNanos(transactionTimeout);
+    Tx tx = transactions.begin(transactionTimeout);
+    Batch batch = null;
+    try {
+      LocalDateTime now = time.nowUtc();
+      Claim claim = jdbc.call(connection -> statements.claim(connection, settings.name(), partition, node.node(),
+          node.instance(), now, FENCING ? transactionTimeout.toMillis() : 0));
+      if (!claim.claimed()) {
+        tx.commit();
+        return BatchResult.notClaimed(claim.partitionCount(), claim.layoutVersion());
       }
-      List<OutboxMessageEntity> rows = store.readBatch(em, settings, partition, time.nowUtc());
-      if (rows.isEmpty()) {
-        return BatchResult.EMPTY;
+      if (!node.instance().equals(claim.previousInstance())) {
+        // Someone else worked the partition since our last batch (or an admin operation changed it).
+        cursor.reset();
       }
-      List<OutboxRecord> records = new ArrayList<>(rows.size());
-      for (OutboxMessageEntity row : rows) {
-        records.add(toRecord(row));
+      batch = read(settings, partition, cursor, claim, now);
+      if (batch.plan.selected().isEmpty()) {
+        Outcome outcome = tx.commit();
+        if (outcome == Outcome.COMMITTED) {
+          cursor.apply(batch.proposal(cursor, Long.MAX_VALUE));
+        }
+        return BatchResult.empty(claim.partitionCount(), claim.layoutVersion(), claim.fencingToken(),
+            batch.read.waiting());
       }
+      return relayAndFinish(settings, partition, relay, cursor, claim, batch, tx, leaseEnd);
+    } catch (Exception | Error e) {
+      if (tx.active()) {
+        tx.rollback();
+      }
+      if (batch != null && batch.relayed) {
+        // The relay may have delivered some of it: the rows stay pending and go out again.
+        LOG.log(Level.FINE, "Outbox '" + settings.name() + "', partition " + partition + ": the batch failed after the"
+            + " relay had it; its messages will be delivered again", e);
+      }
+      throw e;
+    }
+  }
+
+  /** Claims are valid for the transaction timeout; keep a tenth of it (at least 500 ms) as a safety margin. */
+  static long leaseNanos(Duration transactionTimeout) {
+    long total = transactionTimeout.toNanos();
+    long margin = Math.max(Duration.ofMillis(500).toNanos(), total / 10);
+    return Math.max(0, total - margin);
+  }
+
+  private Batch read(OutboxSettings settings, int partition, PartitionCursor cursor, Claim claim, LocalDateTime now)
+      throws Exception {
+    int limit = settings.batchSize();
+    long scanFrom = cursor.scanFrom();
+    Read read = jdbc.call(connection -> statements.read(connection, settings.name(), partition, settings.ordering(),
+        scanFrom, limit, now));
+    OptionalLong rewind = BatchPlan.rewindTarget(settings.ordering(), read.waiting(), scanFrom, now);
+    if (rewind.isPresent()) {
+      // A message whose retry has come lies below the cursor; the rest of its group was skipped while it waited.
+      cursor.rewindTo(rewind.getAsLong());
+      long from = cursor.scanFrom();
+      read = jdbc.call(connection -> statements.read(connection, settings.name(), partition, settings.ordering(),
+          from, limit, now));
+    }
+    return new Batch(read, BatchPlan.of(settings.ordering(), read, limit, settings.batchSize(), now), claim);
+  }
+
+  private BatchResult relayAndFinish(OutboxSettings settings, int partition, Relay relay, PartitionCursor cursor,
+      Claim claim, Batch batch, Tx tx, long leaseEnd) throws Exception {
+    List<OutboxRecord> records = new ArrayList<>(batch.plan.selected().size());
+    List<PartitionBatch.Failure> unreadable = new ArrayList<>();
+    Set<Object> brokenUnits = new HashSet<>();
+    long lowestHeldBack = Long.MAX_VALUE;
+    for (StoredMessage row : batch.plan.selected()) {
+      Object unit = unitOf(settings.ordering(), row.groupKey(), row.id());
+      if (brokenUnits.contains(unit)) {
+        lowestHeldBack = Math.min(lowestHeldBack, row.id());
+        continue;
+      }
+      try {
+        Map<String, String> headers = codecs.decodeHeaders(row.headers());
+        records.add(new OutboxRecord(row.id(), settings.name(), partition, row.groupKey(), row.type(),
+            row.contentType(), row.payload(), headers, row.attempts(), TimeSource.fromUtc(row.createdAt())));
+      } catch (RuntimeException corrupt) {
+        // A row whose stored form cannot be read fails alone; its group waits behind it as for any failure.
+        OutboxRecord placeholder = new OutboxRecord(row.id(), settings.name(), partition, row.groupKey(), row.type(),
+            row.contentType(), new byte[0], Map.of(), row.attempts(), TimeSource.fromUtc(row.createdAt()));
+        unreadable.add(new PartitionBatch.Failure(placeholder, new IllegalStateException("The stored headers of"
+            + " message " + row.id() + " cannot be read: " + corrupt.getMessage(), corrupt)));
+        if (unit != null) {
+          brokenUnits.add(unit);
+        }
+      }
+    }
+
+    PartitionBatch.Outcomes outcomes;
+    Duration relayTime = Duration.ZERO;
+    if (records.isEmpty()) {
+      outcomes = new PartitionBatch.Outcomes(List.of(), List.of(), List.of());
+    } else {
       // The deadline is real time, not the application clock: it bounds how long this thread waits.
-      PartitionBatch batch = new PartitionBatch(settings.name(), partition, settings.ordering(), records,
-          Instant.now().plus(settings.relayTimeout()));
+      Instant deadline = Instant.now().plus(settings.relayTimeout());
+      PartitionBatch relayBatch = new PartitionBatch(settings.name(), partition, settings.ordering(), records,
+          claim.fencingToken(), deadline, () -> !FENCING || tx.active() && System.nanoTime() - leaseEnd < 0);
       long started = System.nanoTime();
       Throwable thrown = null;
-      Watchdog.Armed armed = watchdog.arm(settings.relayTimeout(), batch::close);
+      Watchdog.Armed armed = watchdog.arm(settings.relayTimeout(), relayBatch::close);
+      batch.relayed = true;
       try {
-        relay.relay(batch);
+        relay.relay(relayBatch);
       } catch (Throwable failure) {
         thrown = failure;
       } finally {
-        batch.close();
+        relayBatch.close();
         if (armed.disarm()) {
           thrown = new RelayTimeoutException("The relay '" + settings.relay() + "' of outbox '" + settings.name()
               + "' did not report within " + settings.key("relay-timeout") + "="
               + Durations.format(settings.relayTimeout()), thrown);
         }
       }
-      Duration relayTime = Duration.ofNanos(System.nanoTime() - started);
+      relayTime = Duration.ofNanos(System.nanoTime() - started);
+      if (thrown instanceof Error error && !(thrown instanceof LinkageError) && !(thrown instanceof AssertionError)) {
+        LOG.log(Level.WARNING, "Outbox '" + settings.name() + "', partition " + partition + ": the relay threw "
+            + thrown.getClass().getName() + "; the batch's unreported messages count as failed", thrown);
+      }
       Throwable unreported = thrown != null ? thrown
           : new IllegalStateException("The relay '" + settings.relay() + "' returned without reporting an outcome");
-      return apply(em, settings, batch.evaluate(unreported), rows.size(), relayTime);
-    });
-  }
+      outcomes = relayBatch.evaluate(unreported);
+      if (relayBatch.claimLost()) {
+        LOG.warning("Outbox '" + settings.name() + "', partition " + partition + ": the claim with fencing token "
+            + claim.fencingToken() + " lapsed while the relay was working (transaction timed out, paused JVM?);"
+            + " nothing more of the batch was handed to the relay, and nothing of it is committed");
+      }
+    }
 
-  private BatchResult apply(EntityManager em, OutboxSettings settings, PartitionBatch.Outcomes outcomes, int read,
-      Duration relayTime) {
-    store.delete(em, outcomes.confirmed().stream().map(OutboxRecord::id).toList());
+    List<PartitionBatch.Failure> failed = new ArrayList<>(unreadable);
+    failed.addAll(outcomes.failed());
+    for (OutboxRecord held : outcomes.heldBack()) {
+      lowestHeldBack = Math.min(lowestHeldBack, held.id());
+    }
     Instant now = time.now();
     LocalDateTime nowUtc = TimeSource.toUtc(now);
+    List<BatchStatements.Failure> failures = new ArrayList<>(failed.size());
     Instant earliestRetry = null;
     int died = 0;
-    for (PartitionBatch.Failure failure : outcomes.failed()) {
+    for (PartitionBatch.Failure failure : failed) {
       int attempts = failure.record().attempts() + 1;
       LocalDateTime next = null;
       if (attempts >= settings.maxAttempts()) {
@@ -95,26 +215,141 @@ public class BatchProcessor {
         earliestRetry = earliestRetry == null || retryAt.isBefore(earliestRetry) ? retryAt : earliestRetry;
         next = TimeSource.toUtc(retryAt);
       }
-      store.recordFailure(em, failure.record().id(), attempts, next, nowUtc, describe(failure.cause()));
+      failures.add(new BatchStatements.Failure(failure.record().id(), attempts, next,
+          FailureText.describe(failure.cause())));
     }
-    return new BatchResult(true, read, outcomes.confirmed().size(), outcomes.failed().size(), died, earliestRetry, relayTime);
+    List<Long> relayedIds = outcomes.confirmed().stream().map(OutboxRecord::id).toList();
+
+    if (!tx.activeOnThisThread() || !relayBatchClaimHeld(tx, leaseEnd)) {
+      // Marked for rollback by the relay (an exception in an enlisted resource or an application handler), or
+      // timed out: nothing of the batch can commit. Count the failures the relay reported anyway.
+      tx.rollback();
+      recordFailuresAlone(settings, partition, failures, nowUtc);
+      throw new BatchRolledBackException("Outbox '" + settings.name() + "', partition " + partition + ": the batch"
+          + " transaction can no longer commit (" + (tx.active() ? "marked for rollback" : "it ended, probably after"
+          + " its timeout " + settings.key("transaction-timeout") + "=" + Durations.format(settings.transactionTimeout()))
+          + "); its " + relayedIds.size() + " confirmed message(s) stay pending and are delivered again");
+    }
+
+    int deleted = jdbc.call(connection -> statements.finish(connection, relayedIds, failures, nowUtc));
+    long reachedUpTo = batch.plan.reachedUpTo();
+    PartitionCursor.Proposal proposal = batch.proposal(cursor, lowestHeldBack);
+    if (LOG.isLoggable(Level.FINEST)) {
+      LOG.finest("Outbox '" + settings.name() + "', partition " + partition + ": read from " + cursor.scanFrom()
+          + " (sequence " + claim.sequenceValue() + "), " + batch.read.scanned() + " scanned up to "
+          + batch.read.lastScannedId() + ", " + relayedIds.size() + " confirmed; next read from " + proposal.scanFrom()
+          + " (settled up to " + proposal.settled() + ")");
+    }
+    Outcome outcome = tx.commit();
+    switch (outcome) {
+      case COMMITTED -> {
+        cursor.apply(proposal);
+        if (deleted < relayedIds.size()) {
+          LOG.fine("Outbox '" + settings.name() + "', partition " + partition + ": " + (relayedIds.size() - deleted)
+              + " confirmed message(s) were no longer there to delete");
+        }
+        logDeaths(settings, partition, failures);
+        return new BatchResult(true, records.size(), deleted, failures.size(), died, earliestRetry, relayTime,
+            claim.partitionCount(), claim.layoutVersion(), claim.fencingToken(),
+            reachedUpTo != Long.MAX_VALUE, batch.read.waiting());
+      }
+      case ROLLED_BACK -> {
+        recordFailuresAlone(settings, partition, failures, nowUtc);
+        throw new BatchRolledBackException("Outbox '" + settings.name() + "', partition " + partition + ": the commit"
+            + " of the batch failed and nothing of it was committed; its " + relayedIds.size() + " relayed message(s)"
+            + " are delivered again", tx.failure());
+      }
+      default -> {
+        cursor.reset();
+        metrics.commitUnknown(settings.name());
+        List<Long> ids = records.stream().map(OutboxRecord::id).toList();
+        LOG.log(Level.WARNING, "Outbox '" + settings.name() + "', partition " + partition + ": the outcome of the"
+            + " batch's commit is unknown (" + tx.failure() + "). It may have committed, in part or in whole: the"
+            + " messages " + ids + " (" + relayedIds.size() + " confirmed by the relay) may be delivered again.",
+            tx.failure());
+        return new BatchResult(true, records.size(), 0, 0, 0, earliestRetry, relayTime, claim.partitionCount(),
+            claim.layoutVersion(), claim.fencingToken(), true, List.of());
+      }
+    }
   }
 
-  private OutboxRecord toRecord(OutboxMessageEntity row) {
-    return new OutboxRecord(row.id(), row.outbox(), row.partition(), row.groupKey(), row.type(), row.contentType(),
-        row.payload(), codecs.decodeHeaders(row.headers()), row.attempts(), TimeSource.fromUtc(row.createdAt()));
+  private static boolean relayBatchClaimHeld(Tx tx, long leaseEnd) {
+    return !FENCING || tx.active() && System.nanoTime() - leaseEnd < 0;
   }
 
-  static String describe(Throwable cause) {
-    StringBuilder text = new StringBuilder(cause.toString());
-    for (Throwable inner = cause.getCause(); inner != null && inner != inner.getCause(); inner = inner.getCause()) {
-      text.append(" <- ").append(inner);
+  /**
+   * Records failed attempts in a transaction of their own after the batch's own transaction could
+   * not commit, under a new claim of the partition (skipped if another worker holds it by now: it
+   * will deliver those messages itself).
+   */
+  private void recordFailuresAlone(OutboxSettings settings, int partition, List<BatchStatements.Failure> failures,
+      LocalDateTime now) {
+    if (failures.isEmpty()) {
+      return;
     }
-    return text.length() <= OutboxMessageEntity.MAX_ERROR_LENGTH ? text.toString()
-        : text.substring(0, OutboxMessageEntity.MAX_ERROR_LENGTH - 3) + "...";
+    try {
+      transactions.inNewTransaction(settings.transactionTimeout(), () -> {
+        Claim claim = jdbc.call(connection -> statements.claim(connection, settings.name(), partition, node.node(),
+            node.instance(), now, FENCING ? settings.transactionTimeout().toMillis() : 0));
+        if (claim.claimed()) {
+          jdbc.call(connection -> {
+            statements.recordFailures(connection, failures, now);
+            return null;
+          });
+        }
+        return null;
+      });
+    } catch (Exception e) {
+      LOG.log(Level.FINE, "Outbox '" + settings.name() + "', partition " + partition + ": recording the failures of"
+          + " a rolled-back batch failed too; they are attempted again", e);
+    }
+  }
+
+  /** One WARNING per message that used up its attempts: an operator has to decide what happens to it. */
+  private static void logDeaths(OutboxSettings settings, int partition, List<BatchStatements.Failure> failures) {
+    for (BatchStatements.Failure failure : failures) {
+      if (failure.nextAttemptAt() == null) {
+        LOG.warning("Outbox '" + settings.name() + "', partition " + partition + ": message " + failure.id()
+            + " is dead after " + failure.attempts() + " failed attempt(s) (" + settings.key("max-attempts") + "="
+            + settings.maxAttempts() + "); its group moves on. Last error: " + failure.error()
+            + ". Revive it with OutboxAdmin.retryDead or remove it with OutboxAdmin.discard.");
+      }
+    }
+  }
+
+  private static Object unitOf(Ordering ordering, String groupKey, long id) {
+    return switch (ordering) {
+      case GROUP -> groupKey;
+      case TOTAL -> Boolean.TRUE;
+      case NONE -> null;
+    };
   }
 
   void shutdown() {
     watchdog.close();
+  }
+
+  /** Whether a batch failure was a deadlock the database broke. */
+  static boolean isDeadlock(Throwable failure) {
+    return Sql.isDeadlock(failure);
+  }
+
+  /** What one batch read, and what the cursor becomes if it commits. */
+  private static final class Batch {
+    final Read read;
+    final BatchPlan plan;
+    final Claim claim;
+    boolean relayed;
+
+    Batch(Read read, BatchPlan plan, Claim claim) {
+      this.read = read;
+      this.plan = plan;
+      this.claim = claim;
+    }
+
+    PartitionCursor.Proposal proposal(PartitionCursor cursor, long lowestHeldBack) {
+      return cursor.propose(claim.sequenceValue(), read.readAtMicros(), read.oldestRunningMicros(), plan.reachedUpTo(),
+          lowestHeldBack);
+    }
   }
 }

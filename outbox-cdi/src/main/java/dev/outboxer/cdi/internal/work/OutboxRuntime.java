@@ -1,15 +1,21 @@
 package dev.outboxer.cdi.internal.work;
 
 import dev.outboxer.OutboxConfigurationException;
-import dev.outboxer.cdi.internal.cdi.EntityManagerLookup;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
+import dev.outboxer.cdi.internal.config.ConfigKeys;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
 import dev.outboxer.cdi.internal.config.WorkerMode;
+import dev.outboxer.cdi.internal.jdbc.Jdbc;
 import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
+import dev.outboxer.cdi.internal.publish.MessageLimits;
+import dev.outboxer.cdi.internal.publish.OutboxPublisher;
 import dev.outboxer.cdi.internal.store.Database;
+import dev.outboxer.cdi.internal.store.Dialect;
 import dev.outboxer.cdi.internal.store.RulesStore;
+import dev.outboxer.cdi.internal.store.SchemaManager;
 import dev.outboxer.cdi.internal.tx.Transactions;
+import dev.outboxer.spi.MessageConstraints;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.BeforeDestroyed;
@@ -17,68 +23,155 @@ import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import jakarta.interceptor.Interceptor;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * Starts Outboxer with the application, before the application's own start-up observers: detects
- * the database, brings each outbox's persisted rules in line with its configuration (refusing a
- * partition change on a live backlog), registers the metrics and starts this node's workers. Stops
- * the workers before the application's beans go away.
+ * the database, checks the payload codec and the schema, brings each outbox's persisted rules in
+ * line with its configuration, sets the message limits, registers the metrics and starts this
+ * node's workers. Says in one INFO line per outbox what it started. Stops the workers before the
+ * application's beans go away.
  */
 @ApplicationScoped
 public class OutboxRuntime {
 
   private static final Logger LOG = Logger.getLogger(OutboxRuntime.class.getName());
   private static final int RULES_ATTEMPTS = 3;
+  /** PostgreSQL's bytea holds at most 1 GB. */
+  private static final long POSTGRESQL_MAX_PAYLOAD = (1L << 30) - 1;
+  /** H2's VARBINARY column as the shipped DDL declares it. */
+  private static final long H2_MAX_PAYLOAD = 1_000_000_000L;
+  /** Room in a MariaDB packet for the rest of the insert (headers up to 64 KiB, keys, the statement). */
+  private static final long MARIADB_PACKET_ROOM = 80 * 1024;
 
   @Inject OutboxConfiguration configuration;
   @Inject Database database;
+  @Inject SchemaManager schema;
   @Inject RulesStore rules;
   @Inject Transactions transactions;
-  @Inject EntityManagerLookup entityManagers;
+  @Inject Jdbc jdbc;
   @Inject TimeSource time;
   @Inject Workers workers;
+  @Inject Relays relays;
   @Inject OutboxMetrics metrics;
   @Inject BacklogMonitor backlog;
+  @Inject OutboxPublisher publisher;
+  @Inject MessageLimits limits;
+
+  private volatile boolean ready;
 
   void onStart(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) @Initialized(ApplicationScoped.class) Object event)
       throws Exception {
     if (configuration.outboxes().isEmpty()) {
       LOG.info("Outboxer: no outbox is configured (outbox.<name>.relay); nothing to start");
+      ready = true;
       return;
     }
-    database.dialect();
+    Dialect dialect = database.dialect();
+    publisher.checkCodec();
+    String schemaState = schema.prepare(configuration.schema());
+    long databasePayloadLimit = databasePayloadLimit(dialect);
+    Map<String, int[]> layouts = new HashMap<>();
     for (OutboxSettings settings : configuration.outboxes().values()) {
-      synchronizeRules(settings);
+      RulesStore.Layout layout = synchronizeRules(settings);
+      layouts.put(settings.name(), new int[] {layout.partitionCount(), layout.layoutVersion()});
+      limits.set(settings.name(), limits(settings, dialect, databasePayloadLimit));
       // The workers refresh the counts behind the gauges: a publish-only node would report zeros.
       if (configuration.workerMode() != WorkerMode.NONE) {
         metrics.registerGauges(settings.name(), () -> backlog.latest(settings.name()));
       }
     }
-    workers.start();
+    workers.start(layouts);
+    for (OutboxSettings settings : configuration.outboxes().values()) {
+      int[] layout = layouts.get(settings.name());
+      LOG.info("Outbox '" + settings.name() + "': relay " + settings.relay() + ", ordering "
+          + settings.ordering().configValue() + ", " + layout[0] + " partition(s) in force"
+          + (layout[0] != settings.partitions() ? " (configured: " + settings.partitions() + ")" : "")
+          + ", workers " + configuration.workerMode().configValue() + ", max-attempts "
+          + (settings.unlimitedAttempts() ? "infinity" : settings.maxAttempts()) + ", database "
+          + dialect.configValue() + ", schema " + schemaState);
+    }
+    ready = true;
   }
 
   void onStop(@Observes @BeforeDestroyed(ApplicationScoped.class) Object event) {
+    ready = false;
     workers.stop();
     metrics.unregister();
   }
 
+  /** Whether start-up completed: schema checked, rules in line, workers started. */
+  public boolean ready() {
+    return ready;
+  }
+
+  private MessageLimits.Limits limits(OutboxSettings settings, Dialect dialect, long databaseLimit) {
+    MessageConstraints constraints = relays.constraintsFor(settings);
+    long limit = databaseLimit;
+    String source = dialect == Dialect.MARIADB
+        ? "MariaDB's max_allowed_packet is " + mariaDbMaxAllowedPacket + " bytes, and a payload may take twice its size"
+            + " in the statement: raise max_allowed_packet for larger ones"
+        : "the largest payload " + dialect.configValue() + " takes";
+    if (constraints.maxPayloadBytes() < limit) {
+      limit = constraints.maxPayloadBytes();
+      source = "the largest message the " + settings.relay() + " relay's destination takes";
+    }
+    if (settings.maxPayloadSize() < limit) {
+      limit = settings.maxPayloadSize();
+      source = settings.key(ConfigKeys.MAX_PAYLOAD_SIZE);
+    } else if (settings.maxPayloadSize() != Long.MAX_VALUE && settings.maxPayloadSize() > limit) {
+      throw new OutboxConfigurationException(settings.key(ConfigKeys.MAX_PAYLOAD_SIZE), settings.key(
+          ConfigKeys.MAX_PAYLOAD_SIZE) + "=" + settings.maxPayloadSize() + " bytes is more than " + source + " ("
+          + limit + " bytes): lower it" + (dialect == Dialect.MARIADB ? ", or raise max_allowed_packet" : ""));
+    }
+    return new MessageLimits.Limits(constraints, limit, source);
+  }
+
+  private volatile long mariaDbMaxAllowedPacket;
+
+  private long databasePayloadLimit(Dialect dialect) throws Exception {
+    return switch (dialect) {
+      case POSTGRESQL -> POSTGRESQL_MAX_PAYLOAD;
+      case H2 -> H2_MAX_PAYLOAD;
+      case MARIADB -> transactions.inNewTransaction(Duration.ofSeconds(30), () -> jdbc.call(connection -> {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT @@max_allowed_packet");
+            ResultSet rows = statement.executeQuery()) {
+          rows.next();
+          mariaDbMaxAllowedPacket = rows.getLong(1);
+          // The driver sends statements as text, with bytes such as quotes and backslashes escaped: a payload can
+          // take up to twice its size in the packet.
+          return Math.max(1024, (rows.getLong(1) - MARIADB_PACKET_ROOM) / 2);
+        }
+      }));
+    };
+  }
+
   /** Nodes starting together may both insert the rules row; the loser retries and then finds it. */
-  private void synchronizeRules(OutboxSettings settings) throws Exception {
+  private RulesStore.Layout synchronizeRules(OutboxSettings settings) throws Exception {
     for (int attempt = 1; ; attempt++) {
       try {
-        transactions.inNewTransaction(Duration.ofSeconds(60), () -> {
-          rules.synchronize(entityManagers.entityManager(), settings, time.nowUtc(), configuration.nodeId());
-          return null;
-        });
-        return;
+        return transactions.inNewTransaction(Duration.ofSeconds(60), () -> jdbc.call(connection ->
+            rules.synchronize(connection, settings, time.nowUtc(), configuration.nodeId())));
       } catch (OutboxConfigurationException refused) {
         throw refused;
       } catch (Exception e) {
         if (attempt == RULES_ATTEMPTS) {
-          throw e;
+          RulesStore.Layout inForce = transactions.inNewTransaction(Duration.ofSeconds(30),
+              () -> jdbc.call(connection -> rules.layout(connection, settings.name())));
+          if (inForce == null) {
+            throw e;
+          }
+          LOG.log(Level.SEVERE, "Outbox '" + settings.name() + "': could not apply " + settings.key(ConfigKeys.PARTITIONS)
+              + "=" + settings.partitions() + " (" + e + "): the rules stayed locked, probably by long-running"
+              + " transactions. This node runs with the " + inForce.partitionCount() + " partition(s) in force;"
+              + " restart it to try the change again.", e);
+          return inForce;
         }
         LOG.log(Level.FINE, "Synchronising the rules of outbox '" + settings.name() + "' failed; trying again", e);
       }

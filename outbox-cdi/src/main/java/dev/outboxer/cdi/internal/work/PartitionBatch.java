@@ -9,14 +9,16 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.logging.Logger;
 
 /**
  * A batch handed to a relay, and the outcomes it reports. Reports are synchronised: relays may
  * report from send-callback threads. Once {@link #close() closed} (the relay returned, or the
- * deadline passed) later reports are ignored.
+ * deadline passed) later reports are ignored. Every way a relay can break its contract is handled
+ * here and logged at WARNING, once per batch and kind, so that one faulty relay cannot fail a batch
+ * or flood the log.
  */
 final class PartitionBatch implements RelayBatch {
 
@@ -28,19 +30,30 @@ final class PartitionBatch implements RelayBatch {
   private final int partition;
   private final Ordering ordering;
   private final List<OutboxRecord> records;
+  private final long fencingToken;
   private final Instant deadline;
+  private final BooleanSupplier claimHeld;
   private final Map<Long, Integer> indexById = new HashMap<>();
   private final Object[] outcomes;
   /** Per ordering unit, the index of its first failed record. */
   private final Map<Object, Integer> firstFailure = new HashMap<>();
+  private final Set<String> warned = new HashSet<>();
   private boolean closed;
+  private volatile boolean claimLost;
 
-  PartitionBatch(String outbox, int partition, Ordering ordering, List<OutboxRecord> records, Instant deadline) {
+  /**
+   * @param claimHeld whether the claim still holds (the worker's transaction is active and its
+   *     lease has not ended); once it says no, the batch remembers it
+   */
+  PartitionBatch(String outbox, int partition, Ordering ordering, List<OutboxRecord> records, long fencingToken,
+      Instant deadline, BooleanSupplier claimHeld) {
     this.outbox = outbox;
     this.partition = partition;
     this.ordering = ordering;
     this.records = List.copyOf(records);
+    this.fencingToken = fencingToken;
     this.deadline = deadline;
+    this.claimHeld = claimHeld;
     this.outcomes = new Object[records.size()];
     for (int i = 0; i < records.size(); i++) {
       indexById.put(records.get(i).id(), i);
@@ -51,42 +64,86 @@ final class PartitionBatch implements RelayBatch {
   @Override public int partition() { return partition; }
   @Override public Ordering ordering() { return ordering; }
   @Override public List<OutboxRecord> records() { return records; }
+  @Override public long fencingToken() { return fencingToken; }
   @Override public Instant deadline() { return deadline; }
-  // Interim until the fenced claim lands: the token is not yet taken from the database.
-  @Override public long fencingToken() { return 1; }
-  @Override public synchronized boolean claimHeld() { return !closed; }
+
+  @Override
+  public boolean claimHeld() {
+    if (claimLost) {
+      return false;
+    }
+    if (!claimHeld.getAsBoolean()) {
+      claimLost = true;
+      return false;
+    }
+    return true;
+  }
 
   @Override
   public synchronized void confirm(OutboxRecord record) {
-    int index = indexOf(record);
-    if (!closed && outcomes[index] == null) {
-      outcomes[index] = Confirmed.INSTANCE;
+    Integer index = indexOf(record, "confirm");
+    if (index == null || !acceptReport(record, index, "confirmed")) {
+      return;
     }
+    outcomes[index] = Confirmed.INSTANCE;
   }
 
   @Override
   public synchronized void fail(OutboxRecord record, Throwable cause) {
-    int index = indexOf(record);
-    if (!closed && outcomes[index] == null) {
-      outcomes[index] = new Failed(cause == null ? new IllegalStateException("the relay gave no cause") : cause);
-      Object unit = unitOf(record);
-      if (unit != null) {
-        firstFailure.merge(unit, index, Math::min);
-      }
+    Integer index = indexOf(record, "fail");
+    if (index == null || !acceptReport(record, index, "failed")) {
+      return;
+    }
+    failAt(index, cause == null ? new IllegalStateException("the relay gave no cause") : cause);
+  }
+
+  private void failAt(int index, Throwable cause) {
+    outcomes[index] = new Failed(cause);
+    Object unit = unitOf(records.get(index));
+    if (unit != null) {
+      firstFailure.merge(unit, index, Math::min);
     }
   }
 
   @Override
-  public synchronized boolean heldBack(OutboxRecord record) {
-    int index = indexOf(record);
-    Object unit = unitOf(record);
-    Integer failedAt = unit == null ? null : firstFailure.get(unit);
-    return failedAt != null && failedAt < index;
+  public boolean heldBack(OutboxRecord record) {
+    if (!claimHeld()) {
+      return true;
+    }
+    synchronized (this) {
+      Integer index = indexOf(record, "heldBack");
+      if (index == null) {
+        return true;
+      }
+      Object unit = unitOf(record);
+      Integer failedAt = unit == null ? null : firstFailure.get(unit);
+      return failedAt != null && failedAt < index;
+    }
   }
 
   /** Freezes the outcomes. */
   synchronized void close() {
     closed = true;
+  }
+
+  /** Whether the claim was seen to lapse while the relay was working. */
+  boolean claimLost() {
+    return claimLost;
+  }
+
+  private boolean acceptReport(OutboxRecord record, int index, String what) {
+    if (closed) {
+      warnOnce("late", "Outbox '" + outbox + "', partition " + partition + ": the relay reported message " + record.id()
+          + " " + what + " after its batch ended (relay returned or relay-timeout passed); the report is ignored and"
+          + " the message counts as not delivered");
+      return false;
+    }
+    if (outcomes[index] != null) {
+      warnOnce("twice", "Outbox '" + outbox + "', partition " + partition + ": the relay reported message "
+          + record.id() + " a second time (" + what + "); the first report stands");
+      return false;
+    }
+    return true;
   }
 
   /**
@@ -98,16 +155,17 @@ final class PartitionBatch implements RelayBatch {
     Set<Object> brokenUnits = new HashSet<>();
     List<OutboxRecord> confirmed = new ArrayList<>();
     List<Failure> failed = new ArrayList<>();
-    int heldBack = 0;
+    List<OutboxRecord> heldBack = new ArrayList<>();
     for (int i = 0; i < records.size(); i++) {
       OutboxRecord record = records.get(i);
       Object unit = unitOf(record);
       if (unit != null && brokenUnits.contains(unit)) {
         if (outcomes[i] instanceof Confirmed) {
-          LOG.warning("Outbox '" + outbox + "': the relay confirmed message " + record.id() + " after an earlier message"
-              + " of its group failed; it stays pending and is sent again in order (a duplicate for the consumer)");
+          warnOnce("after-failure", "Outbox '" + outbox + "': the relay confirmed message " + record.id()
+              + " after an earlier message of its group failed; it stays pending and is sent again in order"
+              + " (a duplicate for the consumer)");
         }
-        heldBack++;
+        heldBack.add(record);
         continue;
       }
       if (outcomes[i] instanceof Confirmed) {
@@ -131,14 +189,20 @@ final class PartitionBatch implements RelayBatch {
     };
   }
 
-  private int indexOf(OutboxRecord record) {
-    Objects.requireNonNull(record, "record");
-    Integer index = indexById.get(record.id());
+  private Integer indexOf(OutboxRecord record, String call) {
+    Integer index = record == null ? null : indexById.get(record.id());
     if (index == null) {
-      throw new IllegalArgumentException("Message " + record.id() + " is not part of this batch of outbox '" + outbox
-          + "', partition " + partition);
+      warnOnce("foreign-" + call, "Outbox '" + outbox + "', partition " + partition + ": the relay called " + call
+          + "() with " + (record == null ? "null" : "message " + record.id()) + ", which is not part of its batch;"
+          + " ignored (a bug in the relay)");
     }
     return index;
+  }
+
+  private void warnOnce(String kind, String message) {
+    if (warned.add(kind)) {
+      LOG.warning(message);
+    }
   }
 
   private enum Confirmed { INSTANCE }
@@ -147,5 +211,5 @@ final class PartitionBatch implements RelayBatch {
 
   record Failure(OutboxRecord record, Throwable cause) {}
 
-  record Outcomes(List<OutboxRecord> confirmed, List<Failure> failed, int heldBack) {}
+  record Outcomes(List<OutboxRecord> confirmed, List<Failure> failed, List<OutboxRecord> heldBack) {}
 }

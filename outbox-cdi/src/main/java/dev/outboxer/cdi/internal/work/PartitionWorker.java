@@ -3,6 +3,7 @@ package dev.outboxer.cdi.internal.work;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
 import dev.outboxer.cdi.internal.config.Durations;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
+import dev.outboxer.cdi.internal.jdbc.Sql;
 import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
 import dev.outboxer.spi.Relay;
 import java.time.Duration;
@@ -14,13 +15,20 @@ import java.util.logging.Logger;
 /**
  * The worker of one partition on this node: runs batches while there is work, then says when it
  * wants to run again. How it is scheduled (an executor or an EJB timer) is not its business, but a
- * scheduler must never run one worker on two threads at once.
+ * scheduler must never run one worker on two threads at once: it owns the partition's read cursor.
  */
 final class PartitionWorker {
 
   private static final Logger LOG = Logger.getLogger(PartitionWorker.class.getName());
   /** Full batches are worked off back to back for at most this long, then the thread is given back. */
   private static final long SLICE_NANOS = Duration.ofSeconds(1).toNanos();
+  /** At most one warning about groups blocked by retries per partition per this interval. */
+  private static final long BLOCKED_WARNING_INTERVAL_NANOS = Duration.ofMinutes(1).toNanos();
+
+  /** Told what each claim found about the partition layout in force. */
+  interface LayoutListener {
+    void observed(String outbox, int partition, int partitionCount, int layoutVersion);
+  }
 
   private final OutboxSettings settings;
   private final int partition;
@@ -28,19 +36,27 @@ final class PartitionWorker {
   private final BatchProcessor processor;
   private final OutboxMetrics metrics;
   private final TimeSource time;
+  private final LayoutListener layout;
+  private final PartitionCursor cursor;
+  private final PartitionActivity activity;
   private int idleRuns;
   private Instant nextKnownRetry;
   private long failedBatches;
   private long failedBatchesNotBeforeNanos;
+  private long deadlocks;
+  private long blockedWarnedNanos = System.nanoTime() - BLOCKED_WARNING_INTERVAL_NANOS;
 
   PartitionWorker(OutboxSettings settings, int partition, Relay relay, BatchProcessor processor, OutboxMetrics metrics,
-      TimeSource time) {
+      TimeSource time, LayoutListener layout, PartitionCursor cursor, PartitionActivity activity) {
     this.settings = settings;
     this.partition = partition;
     this.relay = relay;
     this.processor = processor;
     this.metrics = metrics;
     this.time = time;
+    this.layout = layout;
+    this.cursor = cursor;
+    this.activity = activity;
   }
 
   String outbox() {
@@ -51,52 +67,98 @@ final class PartitionWorker {
     return partition;
   }
 
-  /** The delay before the next run if a run ends unexpectedly. */
-  Duration partitionDelayOnError() {
-    return settings.pollInterval();
+  OutboxSettings settings() {
+    return settings;
+  }
+
+  PartitionActivity activity() {
+    return activity;
   }
 
   /** Works until the partition has no ready rows (or the slice is used up) and returns the delay before the next run. */
   Duration run(BooleanSupplier stopping) {
     long sliceEnd = System.nanoTime() + SLICE_NANOS;
-    while (!stopping.getAsBoolean()) {
-      long backingOff = failedBatchesNotBeforeNanos - System.nanoTime();
-      if (failedBatches > 0 && backingOff > 0) {
-        // Woken by a publish while backing off from failed batches: keep backing off.
-        return Duration.ofNanos(backingOff);
-      }
-      BatchResult result;
-      try {
-        result = processor.process(settings, partition, relay);
-      } catch (Exception e) {
-        return batchFailed(e);
-      }
-      if (failedBatches > 0) {
-        LOG.info("Outbox '" + settings.name() + "', partition " + partition + ": batches succeed again after "
-            + failedBatches + " failure(s)");
-        failedBatches = 0;
-      }
-      metrics.batch(settings.name(), result.confirmed(), result.failed(), result.died(), result.relayTime(), result.read() > 0);
-      if (result.earliestRetry() != null && (nextKnownRetry == null || result.earliestRetry().isBefore(nextKnownRetry))) {
-        nextKnownRetry = result.earliestRetry();
-      }
-      if (!result.claimed()) {
-        // Another node works this partition; look again soon in case it goes away.
+    activity.runStarted();
+    try {
+      while (!stopping.getAsBoolean()) {
+        long backingOff = failedBatchesNotBeforeNanos - System.nanoTime();
+        if (failedBatches > 0 && backingOff > 0) {
+          // Woken by a publish while backing off from failed batches: keep backing off.
+          return Duration.ofNanos(backingOff);
+        }
+        BatchResult result;
+        try {
+          result = processor.process(settings, partition, relay, cursor);
+        } catch (Exception | LinkageError | AssertionError e) {
+          return batchFailed(e);
+        }
+        afterBatch(result);
+        if (!result.claimed()) {
+          // Another node works this partition (or it is gone from the layout); look again soon in case it goes away.
+          idleRuns = 0;
+          return settings.pollInterval();
+        }
+        if (result.read() == 0 && !result.moreReady()) {
+          return idleDelay();
+        }
         idleRuns = 0;
-        return settings.pollInterval();
+        if (!result.moreReady()) {
+          return untilRetry(settings.pollInterval());
+        }
+        if (System.nanoTime() > sliceEnd) {
+          return Duration.ZERO;
+        }
       }
-      if (result.read() == 0) {
-        return idleDelay();
-      }
-      idleRuns = 0;
-      if (result.read() < settings.batchSize()) {
-        return untilRetry(settings.pollInterval());
-      }
-      if (System.nanoTime() > sliceEnd) {
-        return Duration.ZERO;
-      }
+      return Duration.ZERO;
+    } finally {
+      activity.runEnded();
     }
-    return Duration.ZERO;
+  }
+
+  private void afterBatch(BatchResult result) {
+    if (failedBatches > 0) {
+      LOG.info("Outbox '" + settings.name() + "', partition " + partition + ": batches succeed again after "
+          + failedBatches + " failure(s)");
+      failedBatches = 0;
+    }
+    deadlocks = 0;
+    activity.batch(result.claimed(), result.fencingToken());
+    layout.observed(settings.name(), partition, result.partitionCount(), result.layoutVersion());
+    metrics.batch(settings.name(), result.relayed(), result.failed(), result.died(), result.relayTime(), result.read() > 0);
+    if (result.earliestRetry() != null && (nextKnownRetry == null || result.earliestRetry().isBefore(nextKnownRetry))) {
+      nextKnownRetry = result.earliestRetry();
+    }
+    warnAboutBlockedGroups(result.waiting());
+  }
+
+  /**
+   * While messages wait for their retry, their groups (the whole outbox in total ordering) are
+   * held back: an operator should know, but once a minute per partition is enough.
+   */
+  private void warnAboutBlockedGroups(java.util.List<dev.outboxer.cdi.internal.store.BatchStatements.Waiting> waiting) {
+    if (waiting.isEmpty() || System.nanoTime() - blockedWarnedNanos < BLOCKED_WARNING_INTERVAL_NANOS) {
+      return;
+    }
+    java.time.LocalDateTime now = TimeSource.toUtc(time.now());
+    java.util.List<dev.outboxer.cdi.internal.store.BatchStatements.Waiting> blocking = waiting.stream()
+        .filter(row -> row.nextAttemptAt().isAfter(now)).toList();
+    if (blocking.isEmpty()) {
+      return;
+    }
+    blockedWarnedNanos = System.nanoTime();
+    var first = blocking.get(0);
+    LOG.warning("Outbox '" + settings.name() + "', partition " + partition + ": " + blocking.size() + " message(s)"
+        + " wait for a retry and hold back the rest of their group" + (settings.ordering() == dev.outboxer.Ordering.TOTAL
+        ? " (total ordering: the whole outbox)" : "") + ", for example message " + first.id()
+        + (first.groupKey() == null ? "" : " of group '" + first.groupKey() + "'") + ", next attempt at "
+        + first.nextAttemptAt() + "Z. OutboxAdmin.blockedGroups(\"" + settings.name() + "\", n) lists them with their"
+        + " last error. (Said at most once a minute per partition.)");
+  }
+
+  /** The exception's own "Outbox 'x', partition p: " prefix, which the log line already has. */
+  private String withoutPrefix(String message) {
+    String prefix = "Outbox '" + settings.name() + "', partition " + partition + ": ";
+    return message != null && message.startsWith(prefix) ? message.substring(prefix.length()) : message;
   }
 
   /** Idle polling slows down, doubling from poll-interval to max-poll-interval. Publishing on this node wakes it anyway. */
@@ -119,21 +181,35 @@ final class PartitionWorker {
   }
 
   /**
-   * A batch failed as a whole: the database is unreachable, or the commit failed (a broker refusing
-   * an XA send at commit, say). Nothing of it happened, so no message can be blamed and none dies;
-   * the partition backs off like a failing message would (backoff.min doubling to backoff.max),
-   * and publishes on this node do not cut the backoff short.
+   * A batch failed as a whole: the database is unreachable, the commit failed (a broker refusing an
+   * XA send at commit, say), or the claim lapsed. Nothing of it was committed, so no message can be
+   * blamed for it; the partition backs off like a failing message would (backoff.min doubling to
+   * backoff.max), and publishes on this node do not cut the backoff short. A deadlock is retried at
+   * once, a few times, and said for what it is.
    */
-  private Duration batchFailed(Exception e) {
+  private Duration batchFailed(Throwable e) {
+    activity.failed(e);
+    if (Sql.isDeadlock(e) && deadlocks < 3) {
+      deadlocks++;
+      metrics.deadlock(settings.name());
+      LOG.log(Level.INFO, "Outbox '" + settings.name() + "', partition " + partition + ": the database broke a"
+          + " deadlock by rolling back this partition's batch; nothing of it was committed and it is retried now", e);
+      return Duration.ofMillis(10L * deadlocks);
+    }
     failedBatches++;
     metrics.batchFailed(settings.name());
     Duration delay = settings.backoffAfter(failedBatches);
     failedBatchesNotBeforeNanos = System.nanoTime() + delay.toNanos();
     // Said once, then at 10, 100, 1000... failures in a row: an outage must not flood the log.
     boolean loud = failedBatches == 1 || Long.toString(failedBatches).matches("10+");
-    LOG.log(loud ? Level.WARNING : Level.FINE, "Outbox '" + settings.name() + "', partition " + partition
-        + ": the batch failed (" + failedBatches + " in a row) and nothing of it was committed; the partition is"
-        + " read again in " + delay.toMillis() + "ms", e);
+    String what = e instanceof BatchRolledBackException ? withoutPrefix(e.getMessage())
+        : "the batch failed and nothing of it was committed (" + FailureText.describe(e) + ")";
+    // The cause in one line, not a stack trace: a broker or database outage is expected, and its trace says nothing
+    // more to an operator. The trace goes to FINE.
+    LOG.log(loud ? Level.WARNING : Level.FINE, "Outbox '" + settings.name() + "', partition " + partition + ": "
+        + what + "; " + failedBatches + " failed batch(es) in a row, the partition is read again in "
+        + delay.toMillis() + "ms");
+    LOG.log(Level.FINE, "The failed batch of outbox '" + settings.name() + "', partition " + partition, e);
     return delay;
   }
 }

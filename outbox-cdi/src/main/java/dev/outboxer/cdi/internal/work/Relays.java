@@ -3,8 +3,10 @@ package dev.outboxer.cdi.internal.work;
 import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.cdi.internal.config.ConfigKeys;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
+import dev.outboxer.spi.MessageConstraints;
 import dev.outboxer.spi.Relay;
 import dev.outboxer.spi.RelayContext;
+import dev.outboxer.spi.RelayInterceptor;
 import dev.outboxer.spi.RelayProvider;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
@@ -29,6 +31,7 @@ public class Relays {
 
   @Inject @Any Instance<RelayProvider> providers;
   @Inject @Any Instance<Relay> relayBeans;
+  @Inject @Any Instance<RelayInterceptor> interceptors;
 
   private final List<Relay> created = new ArrayList<>();
 
@@ -39,12 +42,25 @@ public class Relays {
     return names;
   }
 
-  /** Creates (provider) or looks up (bean) the relay of an outbox. Provider-created relays are closed by {@link #closeAll()}. */
+  /**
+   * The relay of an outbox, decorated by every {@link RelayInterceptor} bean. Provider-created
+   * relays are closed by {@link #closeAll()}.
+   */
   public synchronized Relay relayFor(OutboxSettings settings) {
+    Relay relay = undecoratedRelayFor(settings);
+    for (RelayInterceptor interceptor : interceptors) {
+      Relay decorated = interceptor.intercept(relay, context(settings));
+      if (decorated != null) {
+        relay = decorated;
+      }
+    }
+    return relay;
+  }
+
+  private Relay undecoratedRelayFor(OutboxSettings settings) {
     Optional<RelayProvider> provider = provider(settings.relay());
     if (provider.isPresent()) {
-      Relay relay = provider.get().create(new RelayContext(settings.name(), settings.ordering(), settings.partitions(),
-          settings.relayTimeout(), settings.relayProperties()));
+      Relay relay = provider.get().create(context(settings));
       created.add(relay);
       return relay;
     }
@@ -64,6 +80,25 @@ public class Relays {
       }
     }
     return Optional.empty();
+  }
+
+  /** What the outbox's destination cannot carry: the provider's constraints, or a relay bean's own if it declares any. */
+  public MessageConstraints constraintsFor(OutboxSettings settings) {
+    Optional<RelayProvider> provider = provider(settings.relay());
+    if (provider.isPresent()) {
+      MessageConstraints constraints = provider.get().constraints(context(settings));
+      return constraints == null ? MessageConstraints.NONE : constraints;
+    }
+    Instance<Relay> bean = relayBeans.select(NamedLiteral.of(settings.relay()));
+    if (bean.isResolvable() && bean.get() instanceof MessageConstraints constraints) {
+      return constraints;
+    }
+    return MessageConstraints.NONE;
+  }
+
+  private static RelayContext context(OutboxSettings settings) {
+    return new RelayContext(settings.name(), settings.ordering(), settings.partitions(), settings.relayTimeout(),
+        settings.relayProperties());
   }
 
   public synchronized void closeAll() {

@@ -2,23 +2,33 @@ package dev.outboxer.cdi.internal.work;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Drives the partition workers from EJB timer ticks: each tick runs, one after another on the
  * timer's thread, every worker that is due. Ticks do not overlap; a tick asked for while one runs
- * makes that one go round again.
+ * makes that one go round again. A worker that throws is logged and runs again at its next due
+ * time: one failure never ends the ticks.
  */
 final class TimerDrivenWorkers {
 
-  private final List<Entry> entries;
+  private static final Logger LOG = Logger.getLogger(TimerDrivenWorkers.class.getName());
+
+  private final List<Entry> entries = new CopyOnWriteArrayList<>();
   private final AtomicBoolean ticking = new AtomicBoolean();
   private volatile boolean again;
   private volatile Runnable wakeTimer = () -> {};
 
-  TimerDrivenWorkers(List<PartitionWorker> workers) {
-    this.entries = workers.stream().map(Entry::new).toList();
+  void add(PartitionWorker worker) {
+    entries.add(new Entry(worker));
+  }
+
+  void remove(PartitionWorker worker) {
+    entries.removeIf(entry -> entry.worker == worker);
   }
 
   /** The EJB registers how to get a tick soon (a single-action timer). */
@@ -40,7 +50,13 @@ final class TimerDrivenWorkers {
             return;
           }
           if (System.nanoTime() - entry.dueNanos >= 0) {
-            Duration delay = entry.worker.run(stopping);
+            Duration delay = entry.worker.settings().pollInterval();
+            try {
+              delay = entry.worker.run(stopping);
+            } catch (RuntimeException | LinkageError | AssertionError e) {
+              LOG.log(Level.WARNING, "Outbox '" + entry.worker.outbox() + "', partition " + entry.worker.partition()
+                  + ": the worker failed unexpectedly; it runs again after the poll interval", e);
+            }
             entry.dueNanos = System.nanoTime() + delay.toNanos();
           }
         }

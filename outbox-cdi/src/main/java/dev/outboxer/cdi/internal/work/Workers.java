@@ -7,12 +7,15 @@ import dev.outboxer.cdi.internal.config.OutboxConfiguration;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
 import dev.outboxer.cdi.internal.config.WorkerMode;
 import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
+import dev.outboxer.cdi.internal.store.Database;
+import dev.outboxer.spi.Relay;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -26,15 +29,21 @@ import javax.naming.NamingException;
 import javax.naming.NoInitialContextException;
 
 /**
- * This node's partition workers: one per partition of every outbox, started and stopped with the
- * application, scheduled on a ManagedScheduledExecutorService (or a plain pool in Java SE) or by
- * EJB timer ticks, as {@code outbox.worker} says.
+ * This node's partition workers: one per partition in force of every outbox, started and stopped
+ * with the application, scheduled on a ManagedScheduledExecutorService (or a plain pool in Java SE)
+ * or by EJB timer ticks, as {@code outbox.worker} says.
+ *
+ * <p>The partitions in force are the cluster's, read from the database at every claim, not this
+ * node's configuration: when another node changes the count, this node starts and stops workers to
+ * match and says so at WARNING. A supervisor restarts a worker whose schedule broke, and replaces
+ * one whose run hangs past its lease.
  */
 @ApplicationScoped
-public class Workers {
+public class Workers implements PartitionWorker.LayoutListener {
 
   private static final Logger LOG = Logger.getLogger(Workers.class.getName());
   private static final int MAX_OWN_THREADS = 16;
+  private static final Duration SUPERVISION_INTERVAL = Duration.ofSeconds(1);
 
   @Inject OutboxConfiguration configuration;
   @Inject BatchProcessor processor;
@@ -42,17 +51,45 @@ public class Workers {
   @Inject TimeSource time;
   @Inject Relays relays;
   @Inject BacklogMonitor backlog;
+  @Inject Database database;
+  @Inject jakarta.enterprise.inject.Instance<jakarta.enterprise.concurrent.ManagedScheduledExecutorService>
+      managedExecutors;
 
-  private final Map<String, List<ScheduledWorker>> scheduled = new ConcurrentHashMap<>();
+  /** Per outbox, its workers on this node by partition. */
+  private final Map<String, OutboxWorkers> outboxes = new ConcurrentHashMap<>();
   private volatile TimerDrivenWorkers timerDriven;
   private volatile Runnable timerWake = () -> {};
   private volatile boolean stopping;
   private volatile boolean started;
+  private ScheduledExecutorService executor;
   private ScheduledExecutorService ownExecutor;
+  private ScheduledExecutorService supervisor;
   private ScheduledFuture<?> backlogRefresh;
-  private long lastBacklogRefresh;
+  private volatile long lastBacklogRefresh;
 
-  synchronized void start() {
+  /** The workers of one outbox and the layout they follow. */
+  private final class OutboxWorkers {
+    final OutboxSettings settings;
+    final Relay relay;
+    final Map<Integer, Slot> slots = new ConcurrentHashMap<>();
+    int partitionCount;
+    int layoutVersion;
+
+    OutboxWorkers(OutboxSettings settings, Relay relay) {
+      this.settings = settings;
+      this.relay = relay;
+    }
+  }
+
+  /** One partition's worker and, in executor mode, what schedules it. */
+  private record Slot(PartitionWorker worker, ScheduledWorker scheduled) {}
+
+  /**
+   * Starts the workers of every outbox for the partition layouts in force.
+   *
+   * @param layouts per outbox, the partition count and layout version in force in the database
+   */
+  synchronized void start(Map<String, int[]> layouts) {
     if (started) {
       return;
     }
@@ -62,37 +99,112 @@ public class Workers {
       started = true;
       return;
     }
-    List<PartitionWorker> workers = new ArrayList<>();
+    int total = 0;
     for (OutboxSettings settings : configuration.outboxes().values()) {
-      var relay = relays.relayFor(settings);
-      for (int partition = 0; partition < settings.partitions(); partition++) {
-        workers.add(new PartitionWorker(settings, partition, relay, processor, metrics, time));
-      }
+      int[] layout = layouts.getOrDefault(settings.name(), new int[] {settings.partitions(), 0});
+      OutboxWorkers workers = new OutboxWorkers(settings, relays.relayFor(settings));
+      workers.partitionCount = layout[0];
+      workers.layoutVersion = layout[1];
+      outboxes.put(settings.name(), workers);
+      total += layout[0];
     }
     if (mode == WorkerMode.EJB_TIMER) {
-      TimerDrivenWorkers driven = new TimerDrivenWorkers(workers);
+      TimerDrivenWorkers driven = new TimerDrivenWorkers();
       driven.onWake(() -> timerWake.run());
       timerDriven = driven;
     } else {
-      ScheduledExecutorService executor = executor(workers.size());
-      for (PartitionWorker worker : workers) {
-        ScheduledWorker driver = new ScheduledWorker(worker, executor);
-        scheduled.computeIfAbsent(worker.outbox(), outbox -> new ArrayList<>()).add(driver);
-        driver.start();
-      }
+      executor = executor(total);
       long refresh = configuration.metricsRefresh().toMillis();
-      backlogRefresh = executor.scheduleWithFixedDelay(backlog::refresh, 0, refresh, TimeUnit.MILLISECONDS);
+      backlogRefresh = executor.scheduleWithFixedDelay(this::refreshBacklog, 0, refresh, TimeUnit.MILLISECONDS);
+      supervisor = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "outboxer-supervisor");
+        thread.setDaemon(true);
+        return thread;
+      });
+      supervisor.scheduleWithFixedDelay(this::supervise, SUPERVISION_INTERVAL.toMillis(),
+          SUPERVISION_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+    }
+    for (OutboxWorkers workers : outboxes.values()) {
+      for (int partition = 0; partition < workers.partitionCount; partition++) {
+        startWorker(workers, partition);
+      }
     }
     started = true;
-    LOG.info("Outboxer: " + workers.size() + " partition worker(s) started (" + ConfigKeys.WORKER + "="
-        + mode.configValue() + ")");
+    LOG.info("Outboxer: " + total + " partition worker(s) started (" + ConfigKeys.WORKER + "=" + mode.configValue()
+        + ")");
+  }
+
+  private void startWorker(OutboxWorkers workers, int partition) {
+    PartitionCursor cursor = database.dialect().settledReads() ? PartitionCursor.settledReads()
+        : PartitionCursor.disabled();
+    PartitionWorker worker = new PartitionWorker(workers.settings, partition, workers.relay, processor, metrics, time,
+        this, cursor, new PartitionActivity(workers.settings.name(), partition));
+    TimerDrivenWorkers driven = timerDriven;
+    if (driven != null) {
+      driven.add(worker);
+      workers.slots.put(partition, new Slot(worker, null));
+    } else {
+      ScheduledWorker scheduled = new ScheduledWorker(worker, executor);
+      workers.slots.put(partition, new Slot(worker, scheduled));
+      scheduled.start();
+    }
+  }
+
+  private void stopWorker(OutboxWorkers workers, int partition) {
+    Slot slot = workers.slots.remove(partition);
+    if (slot == null) {
+      return;
+    }
+    if (slot.scheduled() != null) {
+      slot.scheduled().abandon();
+    }
+    TimerDrivenWorkers driven = timerDriven;
+    if (driven != null) {
+      driven.remove(slot.worker());
+    }
+  }
+
+  /** A claim read the layout in force; follow it if another node changed it. */
+  @Override
+  public void observed(String outbox, int partition, int partitionCount, int layoutVersion) {
+    OutboxWorkers workers = outboxes.get(outbox);
+    if (workers == null || workers.layoutVersion == layoutVersion && workers.partitionCount == partitionCount) {
+      return;
+    }
+    synchronized (this) {
+      if (stopping || workers.layoutVersion == layoutVersion && workers.partitionCount == partitionCount) {
+        return;
+      }
+      int before = workers.partitionCount;
+      workers.partitionCount = partitionCount;
+      workers.layoutVersion = layoutVersion;
+      if (before != partitionCount) {
+        String key = workers.settings.key(ConfigKeys.PARTITIONS);
+        LOG.warning("Outbox '" + outbox + "': the partition count in force changed from " + before + " to "
+            + partitionCount + " (layout version " + layoutVersion + ", set by another node); this node follows it"
+            + " and now runs " + partitionCount + " worker(s)." + (workers.settings.partitions() != partitionCount
+            ? " Its own configuration says " + key + "=" + workers.settings.partitions() + ": set " + key + "="
+            + partitionCount + " before it restarts, or it will change the count back when it starts." : ""));
+      }
+      for (int p = partitionCount; p < before; p++) {
+        stopWorker(workers, p);
+      }
+      for (int p = 0; p < partitionCount; p++) {
+        if (!workers.slots.containsKey(p)) {
+          startWorker(workers, p);
+        }
+      }
+    }
   }
 
   /** Wakes the worker of a partition on this node, after a publish committed there. */
   public void wake(String outbox, int partition) {
-    List<ScheduledWorker> workers = scheduled.get(outbox);
-    if (workers != null && partition < workers.size()) {
-      workers.get(partition).wake();
+    OutboxWorkers workers = outboxes.get(outbox);
+    if (workers != null) {
+      Slot slot = workers.slots.get(partition);
+      if (slot != null && slot.scheduled() != null) {
+        slot.scheduled().wake();
+      }
     }
     TimerDrivenWorkers driven = timerDriven;
     if (driven != null) {
@@ -102,14 +214,36 @@ public class Workers {
 
   /** Wakes every worker of an outbox on this node (after a revival, a discard, or a test's clock step). */
   public void wakeAll(String outbox) {
-    List<ScheduledWorker> workers = scheduled.get(outbox);
+    OutboxWorkers workers = outboxes.get(outbox);
     if (workers != null) {
-      workers.forEach(ScheduledWorker::wake);
+      workers.slots.values().forEach(slot -> {
+        if (slot.scheduled() != null) {
+          slot.scheduled().wake();
+        }
+      });
     }
     TimerDrivenWorkers driven = timerDriven;
     if (driven != null) {
       driven.wake(outbox, -1);
     }
+  }
+
+  /** What this node's workers did last, per outbox and partition (for health checks and operators). */
+  public List<PartitionActivity> activities() {
+    List<PartitionActivity> all = new ArrayList<>();
+    outboxes.values().forEach(workers -> workers.slots.values().forEach(slot -> all.add(slot.worker().activity())));
+    return all;
+  }
+
+  /** The partition count this node's workers follow, if it runs workers for the outbox. */
+  public Optional<Integer> partitionsInForce(String outbox) {
+    OutboxWorkers workers = outboxes.get(outbox);
+    return workers == null ? Optional.empty() : Optional.of(workers.partitionCount);
+  }
+
+  /** Whether the workers were started (or this node runs none). */
+  public boolean started() {
+    return started;
   }
 
   /** For the EJB timer bean: how to get a tick soon. */
@@ -127,7 +261,48 @@ public class Workers {
     long now = System.nanoTime();
     if (now - lastBacklogRefresh > configuration.metricsRefresh().toNanos()) {
       lastBacklogRefresh = now;
+      refreshBacklog();
+    }
+  }
+
+  private void refreshBacklog() {
+    try {
       backlog.refresh();
+    } catch (RuntimeException | LinkageError e) {
+      LOG.log(Level.FINE, "Refreshing the backlog gauges failed", e);
+    }
+  }
+
+  /** Restarts workers whose schedule broke and replaces workers whose run hangs past their lease. */
+  private void supervise() {
+    try {
+      for (OutboxWorkers workers : outboxes.values()) {
+        OutboxSettings settings = workers.settings;
+        Duration overdueAfter = settings.maxPollInterval().multipliedBy(3).plusSeconds(1);
+        Duration stuckAfter = settings.transactionTimeout().plus(settings.relayTimeout()).plusSeconds(5);
+        for (Map.Entry<Integer, Slot> entry : workers.slots.entrySet()) {
+          ScheduledWorker scheduled = entry.getValue().scheduled();
+          if (scheduled == null || stopping) {
+            continue;
+          }
+          if (scheduled.supervise(overdueAfter, stuckAfter) == ScheduledWorker.Health.STUCK) {
+            synchronized (this) {
+              if (stopping || workers.slots.get(entry.getKey()) != entry.getValue()) {
+                continue;
+              }
+              LOG.warning("Outbox '" + settings.name() + "', partition " + entry.getKey() + ": the worker's run has"
+                  + " lasted " + scheduled.worker().activity().currentRunNanos() / 1_000_000 + "ms, past its"
+                  + " transaction timeout: its relay hangs. Its claim has lapsed; a new worker takes over the"
+                  + " partition and the hanging thread is left behind");
+              stopWorker(workers, entry.getKey());
+              startWorker(workers, entry.getKey());
+            }
+          }
+        }
+      }
+    } catch (RuntimeException | LinkageError e) {
+      LOG.log(Level.WARNING, "Outboxer's worker supervisor failed; it runs again in " + SUPERVISION_INTERVAL.toSeconds()
+          + "s", e);
     }
   }
 
@@ -137,13 +312,16 @@ public class Workers {
     if (backlogRefresh != null) {
       backlogRefresh.cancel(false);
     }
+    if (supervisor != null) {
+      supervisor.shutdownNow();
+    }
     Duration grace = configuration.outboxes().values().stream().map(OutboxSettings::relayTimeout)
         .max(Duration::compareTo).orElse(Duration.ZERO).plusSeconds(5);
     long deadline = System.nanoTime() + grace.toNanos();
     try {
-      for (List<ScheduledWorker> workers : scheduled.values()) {
-        for (ScheduledWorker worker : workers) {
-          if (!worker.stop(deadline)) {
+      for (OutboxWorkers workers : outboxes.values()) {
+        for (Slot slot : workers.slots.values()) {
+          if (slot.scheduled() != null && !slot.scheduled().stop(deadline)) {
             LOG.warning("Outboxer: a partition worker was still relaying after " + grace.toSeconds() + "s at shutdown;"
                 + " its transaction will time out and the batch will be delivered again");
           }
@@ -156,7 +334,7 @@ public class Workers {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    scheduled.clear();
+    outboxes.clear();
     timerDriven = null;
     if (ownExecutor != null) {
       ownExecutor.shutdownNow();
@@ -167,11 +345,15 @@ public class Workers {
   }
 
   private ScheduledExecutorService executor(int workerCount) {
+    if (configuration.workerExecutor().isEmpty() && managedExecutors.isResolvable()) {
+      // Java SE with a container that provides one as a CDI bean (and tests that inject faults into it).
+      return managedExecutors.get();
+    }
     String name = configuration.workerExecutor().orElse(ConfigKeys.DEFAULT_WORKER_EXECUTOR);
     try {
       Object found = new InitialContext().lookup(name);
-      if (found instanceof ScheduledExecutorService executor) {
-        return executor;
+      if (found instanceof ScheduledExecutorService managed) {
+        return managed;
       }
       throw new OutboxConfigurationException(ConfigKeys.WORKER_EXECUTOR, ConfigKeys.WORKER_EXECUTOR + "=" + name
           + " is a " + found.getClass().getName() + ", not a ManagedScheduledExecutorService");

@@ -32,7 +32,8 @@ abstract class DatabaseContractTest {
 
   private OutboxTestContainer container;
   private Outbox outbox;
-  private MessageStore store;
+  private BatchStatements statements;
+  private dev.outboxer.cdi.internal.jdbc.Jdbc jdbc;
   private final ExecutorService threads = Executors.newCachedThreadPool();
 
   abstract TestDatabase database();
@@ -50,7 +51,8 @@ abstract class DatabaseContractTest {
         .beans(RecordingRelay.class)
         .start();
     outbox = container.select(Outbox.class);
-    store = container.select(MessageStore.class);
+    statements = container.select(BatchStatements.class);
+    jdbc = container.select(dev.outboxer.cdi.internal.jdbc.Jdbc.class);
   }
 
   @AfterAll
@@ -66,7 +68,7 @@ abstract class DatabaseContractTest {
     CountDownLatch claimed = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     CompletableFuture<Boolean> holder = CompletableFuture.supplyAsync(() -> inTransaction(() -> {
-      boolean got = store.claimPartition(container.entityManager(), "orders", 0);
+      boolean got = claim(0);
       claimed.countDown();
       release.await();
       return got;
@@ -75,15 +77,15 @@ abstract class DatabaseContractTest {
 
     // A claim that waited for the lock would not come back before the holder lets go.
     CompletableFuture<boolean[]> other = CompletableFuture.supplyAsync(() -> inTransaction(() -> new boolean[] {
-        store.claimPartition(container.entityManager(), "orders", 0),
-        store.claimPartition(container.entityManager(), "orders", 1)}), threads);
+        claim(0),
+        claim(1)}), threads);
     boolean[] otherClaims = other.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     assertThat(otherClaims[0]).as("partition 0 is held elsewhere").isFalse();
     assertThat(otherClaims[1]).as("partition 1 is free").isTrue();
 
     release.countDown();
     assertThat(holder.get(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
-    assertThat(inTransaction(() -> store.claimPartition(container.entityManager(), "orders", 0))).isTrue();
+    assertThat(inTransaction(() -> claim(0))).isTrue();
   }
 
   @Test
@@ -115,6 +117,12 @@ abstract class DatabaseContractTest {
     long secondId = second.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     // The lock is taken before the id: ids of a group follow commit order.
     assertThat(secondId).isGreaterThan(firstId).isGreaterThan(otherGroup);
+  }
+
+  /** A claim as a worker makes it, in the calling thread's transaction. */
+  private boolean claim(int partition) throws Exception {
+    return jdbc.call(connection -> statements.claim(connection, "orders", partition, "test-node", "test-instance",
+        java.time.LocalDateTime.now(java.time.ZoneOffset.UTC), 0)).claimed();
   }
 
   private long lockWaits() throws Exception {

@@ -8,8 +8,14 @@ class H2ContractTest extends DatabaseContractTest {
     return TestDatabase.H2;
   }
 
+  /**
+   * H2 reports a session waiting for a row lock (BLOCKER_ID), but not one whose insert waits for a
+   * concurrent uncommitted insert of the same key, which is how the first use of a group's lock row
+   * waits: such a session is still executing its insert.
+   */
   @Override
   String lockWaitsQuery() {
-    return "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID IS NOT NULL";
+    return "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID IS NOT NULL"
+        + " OR EXECUTING_STATEMENT LIKE 'INSERT INTO outbox_group_lock%'";
   }
 }

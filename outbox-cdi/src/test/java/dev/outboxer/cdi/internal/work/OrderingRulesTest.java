@@ -9,7 +9,7 @@ import dev.outboxer.OutboxAdmin;
 import dev.outboxer.OutboxCounts;
 import dev.outboxer.cdi.internal.Keyed;
 import dev.outboxer.cdi.internal.store.GroupHash;
-import dev.outboxer.cdi.internal.store.OutboxMessageEntity;
+import dev.outboxer.testing.OutboxTables.StoredMessage;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.testing.OutboxTestContainer;
 import dev.outboxer.testing.RecordingRelay;
@@ -89,7 +89,7 @@ class OrderingRulesTest {
   void clean() throws Exception {
     // Rows first, then the relay: a message an earlier test left failing must not be relayed (and
     // counted) once the relay forgot to fail it. A batch read before the delete may still be in flight.
-    container.inTransaction(() -> container.entityManager().createQuery("DELETE FROM OutboxMessageEntity").executeUpdate());
+    container.tables().deleteAllMessages();
     await().atMost(WAIT).until(() -> relay.batchesInFlight() == 0);
     relay.reset();
     failing.clear();
@@ -138,8 +138,8 @@ class OrderingRulesTest {
     assertThat(confirmed.get("poison")).containsExactly(poison.get(0), poison.get(1));
 
     // Other groups of the poisoned partition drained: the failure held back nothing but its own group.
-    int poisonPartition = GroupHash.partition("poison", 4);
-    assertThat(others.keySet()).filteredOn(group -> GroupHash.partition(group, 4) == poisonPartition).isNotEmpty()
+    int poisonPartition = GroupHash.partition(GroupHash.partitionKey("poison"), 4);
+    assertThat(others.keySet()).filteredOn(group -> GroupHash.partition(GroupHash.partitionKey(group), 4) == poisonPartition).isNotEmpty()
         .allSatisfy(group -> assertThat(confirmed.get(group)).hasSize(10));
     // ... even inside the batch that held the failing message.
     assertThat(relay.handed().stream().filter(record -> record.id() > poisoned && "poison".equals(record.groupKey())))
@@ -288,7 +288,7 @@ class OrderingRulesTest {
       for (int attempt = 1; attempt <= 8; attempt++) {
         int expected = attempt;
         await().atMost(WAIT).until(() -> row(id).attempts() == expected);
-        OutboxMessageEntity row = row(id);
+        StoredMessage row = row(id);
         Duration delay = Duration.between(row.lastAttemptAt(), row.nextAttemptAt());
         delays.add(delay);
         // A wake-up before the retry time reads nothing: the message is not due yet.
@@ -413,8 +413,8 @@ class OrderingRulesTest {
     return (int) relay.handed().stream().filter(record -> record.id() == id).count();
   }
 
-  private OutboxMessageEntity row(long id) throws Exception {
-    return container.inTransaction(() -> container.entityManager().find(OutboxMessageEntity.class, id));
+  private StoredMessage row(long id) {
+    return container.tables().message(id).orElse(null);
   }
 
   private void stepPastRetries(String outboxName) {

@@ -1,10 +1,10 @@
 package dev.outboxer.cdi.internal.work;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxer.Ordering;
 import dev.outboxer.spi.OutboxRecord;
+import dev.outboxer.testing.LogCapture;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -24,9 +24,10 @@ class PartitionBatchTest {
   private final OutboxRecord a2 = record(3, "a");
   private final OutboxRecord free = record(4, null);
   private final OutboxRecord a3 = record(5, "a");
+  private volatile boolean claimHeld = true;
 
   private PartitionBatch batch(Ordering ordering) {
-    return new PartitionBatch("orders", 0, ordering, List.of(a1, b1, a2, free, a3), Instant.MAX);
+    return new PartitionBatch("orders", 0, ordering, List.of(a1, b1, a2, free, a3), 7, Instant.MAX, () -> claimHeld);
   }
 
   @Test
@@ -47,7 +48,7 @@ class PartitionBatchTest {
     assertThat(outcomes.confirmed()).containsExactly(a1, b1, free);
     assertThat(outcomes.failed()).extracting(PartitionBatch.Failure::record).containsExactly(a2);
     assertThat(outcomes.failed().get(0).cause()).hasMessage("boom");
-    assertThat(outcomes.heldBack()).isEqualTo(1);
+    assertThat(outcomes.heldBack()).containsExactly(a3);
   }
 
   @Test
@@ -61,7 +62,7 @@ class PartitionBatchTest {
     PartitionBatch.Outcomes outcomes = batch.evaluate(UNREPORTED);
     assertThat(outcomes.confirmed()).containsExactly(a1);
     assertThat(outcomes.failed()).extracting(PartitionBatch.Failure::record).containsExactly(b1);
-    assertThat(outcomes.heldBack()).isEqualTo(3);
+    assertThat(outcomes.heldBack()).hasSize(3);
   }
 
   @Test
@@ -88,7 +89,7 @@ class PartitionBatchTest {
     PartitionBatch.Outcomes outcomes = batch.evaluate(UNREPORTED);
     assertThat(outcomes.failed()).extracting(PartitionBatch.Failure::record).containsExactly(a1, b1, free);
     assertThat(outcomes.confirmed()).isEmpty();
-    assertThat(outcomes.heldBack()).as("a2 and a3 stay pending").isEqualTo(2);
+    assertThat(outcomes.heldBack()).as("a2 and a3 stay pending").containsExactly(a2, a3);
   }
 
   @Test
@@ -105,10 +106,50 @@ class PartitionBatchTest {
   }
 
   @Test
-  void a_record_of_another_batch_is_refused() {
+  void reports_of_a_record_of_another_batch_are_ignored_with_a_warning_and_change_nothing() {
     PartitionBatch batch = batch(Ordering.GROUP);
-    assertThatThrownBy(() -> batch.confirm(record(99, "a")))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("Message 99 is not part of this batch of outbox 'orders', partition 0");
+    try (LogCapture log = LogCapture.of(PartitionBatch.class)) {
+      batch.confirm(record(99, "a"));
+      batch.fail(record(98, "b"), new RuntimeException("not ours"));
+      batch.confirm(null);
+      assertThat(batch.heldBack(record(97, "c"))).as("never send what is not in the batch").isTrue();
+      batch.confirm(a1);
+      batch.confirm(b1);
+
+      PartitionBatch.Outcomes outcomes = batch.evaluate(UNREPORTED);
+      assertThat(outcomes.confirmed()).containsExactly(a1, b1);
+      assertThat(log.warnings()).anySatisfy(w -> assertThat(w).contains("called confirm() with message 99")
+          .contains("not part of its batch"));
+      assertThat(log.warnings()).anySatisfy(w -> assertThat(w).contains("called fail() with message 98"));
+    }
+  }
+
+  @Test
+  void a_second_report_and_a_late_report_are_logged_as_contract_breaches() {
+    PartitionBatch batch = batch(Ordering.GROUP);
+    try (LogCapture log = LogCapture.of(PartitionBatch.class)) {
+      batch.confirm(a1);
+      batch.confirm(a1);
+      batch.close();
+      batch.confirm(b1);
+      assertThat(log.warnings()).anySatisfy(w -> assertThat(w).contains("reported message 1 a second time"));
+      assertThat(log.warnings()).anySatisfy(w -> assertThat(w).contains("reported message 2 confirmed after its batch"
+          + " ended"));
+    }
+  }
+
+  @Test
+  void once_the_claim_lapsed_every_record_is_held_back_and_it_stays_so() {
+    PartitionBatch batch = batch(Ordering.NONE);
+    assertThat(batch.claimHeld()).isTrue();
+    assertThat(batch.heldBack(a1)).isFalse();
+    assertThat(batch.fencingToken()).isEqualTo(7);
+
+    claimHeld = false;
+    assertThat(batch.claimHeld()).isFalse();
+    assertThat(List.of(a1, b1, a2, free, a3)).allSatisfy(record -> assertThat(batch.heldBack(record)).isTrue());
+    claimHeld = true;
+    assertThat(batch.claimHeld()).as("a lapsed claim never comes back").isFalse();
+    assertThat(batch.claimLost()).isTrue();
   }
 }

@@ -1,0 +1,21 @@
+package dev.outboxer.spi;
+
+/**
+ * Decorates the relay of every outbox: the place to observe or enrich delivery (a tracing span per
+ * record, audit, metrics of one's own) without writing a relay.
+ *
+ * <p>Outboxer calls every CDI bean of this type once per outbox at start-up, on nodes with
+ * workers, and hands batches to the relay it returns. The returned relay must keep the {@link
+ * Relay} contract towards the batch it is given: report each record of it exactly as the wrapped
+ * relay reported its counterpart, and ask {@link RelayBatch#heldBack} before handing a record on.
+ * Order of several interceptors: undefined.
+ */
+public interface RelayInterceptor {
+
+  /**
+   * @param relay the relay to decorate
+   * @param context the outbox it relays for
+   * @return the relay to use instead; {@code relay} itself to leave it alone
+   */
+  Relay intercept(Relay relay, RelayContext context);
+}

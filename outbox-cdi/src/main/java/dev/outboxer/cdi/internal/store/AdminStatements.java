@@ -1,0 +1,302 @@
+package dev.outboxer.cdi.internal.store;
+
+import dev.outboxer.BlockedGroup;
+import dev.outboxer.DeadMessage;
+import dev.outboxer.OutboxCounts;
+import dev.outboxer.OutboxException;
+import dev.outboxer.PartitionStatus;
+import dev.outboxer.cdi.internal.cdi.NodeIdentity;
+import dev.outboxer.cdi.internal.cdi.TimeSource;
+import dev.outboxer.cdi.internal.jdbc.Sql;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/** The statements behind {@code OutboxAdmin} and the backlog gauges. All run in the caller's transaction. */
+@ApplicationScoped
+public class AdminStatements {
+
+  private static final String DEAD_COLUMNS = "id, outbox, group_key, message_type, attempts, last_error, %s, %s";
+
+  @Inject Database database;
+
+  /** Times as text on MariaDB: see {@link Sql#getUtc}. */
+  private String time(String column) {
+    return Sql.readTime(database.dialect() == Dialect.MARIADB, column);
+  }
+
+  public OutboxCounts counts(Connection connection, String outbox, LocalDateTime now) throws SQLException {
+    long pending = 0;
+    long retrying = 0;
+    long dead = 0;
+    Duration oldestPendingAge = Duration.ZERO;
+    try (PreparedStatement statement = connection.prepareStatement("SELECT status, COUNT(*),"
+        + " SUM(CASE WHEN attempts > 0 THEN 1 ELSE 0 END), " + time("MIN(created_at)") + " FROM outbox_message WHERE outbox = ?"
+        + " GROUP BY status")) {
+      statement.setString(1, outbox);
+      try (ResultSet rows = statement.executeQuery()) {
+        while (rows.next()) {
+          long count = rows.getLong(2);
+          if (MessageStatus.PENDING.name().equals(rows.getString(1))) {
+            pending = count;
+            retrying = rows.getLong(3);
+            LocalDateTime oldest = Sql.getUtc(rows, 4);
+            if (oldest != null) {
+              Duration age = Duration.between(oldest, now);
+              oldestPendingAge = age.isNegative() ? Duration.ZERO : age;
+            }
+          } else {
+            dead = count;
+          }
+        }
+      }
+    }
+    return new OutboxCounts(pending, retrying, dead, oldestPendingAge);
+  }
+
+  public List<PartitionStatus> partitions(Connection connection, String outbox, int partitionCount)
+      throws SQLException {
+    Map<Integer, long[]> backlog = new HashMap<>();
+    try (PreparedStatement statement = connection.prepareStatement("SELECT partition_no, COUNT(*),"
+        + " SUM(CASE WHEN next_attempt_at IS NOT NULL THEN 1 ELSE 0 END) FROM outbox_message"
+        + " WHERE outbox = ? AND status = 'PENDING' GROUP BY partition_no")) {
+      statement.setString(1, outbox);
+      try (ResultSet rows = statement.executeQuery()) {
+        while (rows.next()) {
+          backlog.put(rows.getInt(1), new long[] {rows.getLong(2), rows.getLong(3)});
+        }
+      }
+    }
+    List<PartitionStatus> partitions = new ArrayList<>();
+    try (PreparedStatement statement = connection.prepareStatement("SELECT partition_no, owner_node, fencing_token, "
+        + time("claimed_at") + " FROM outbox_partition WHERE outbox = ? AND partition_no < ? ORDER BY partition_no")) {
+      statement.setString(1, outbox);
+      statement.setInt(2, partitionCount);
+      try (ResultSet rows = statement.executeQuery()) {
+        while (rows.next()) {
+          long[] counts = backlog.getOrDefault(rows.getInt(1), new long[2]);
+          partitions.add(new PartitionStatus(rows.getInt(1), rows.getString(2), rows.getLong(3),
+              TimeSource.fromUtc(Sql.getUtc(rows, 4)), counts[0], counts[1]));
+        }
+      }
+    }
+    return partitions;
+  }
+
+  public List<BlockedGroup> blockedGroups(Connection connection, String outbox, int limit, LocalDateTime now)
+      throws SQLException {
+    List<BlockedGroup> blocked = new ArrayList<>();
+    try (PreparedStatement statement = connection.prepareStatement("SELECT group_key, id, partition_no, attempts, "
+        + time("next_attempt_at") + ", last_error FROM outbox_message WHERE outbox = ? AND status = 'PENDING'"
+        + " AND next_attempt_at > ? ORDER BY next_attempt_at, id LIMIT ?")) {
+      statement.setString(1, outbox);
+      Sql.setUtc(statement, 2, now);
+      statement.setInt(3, limit);
+      try (ResultSet rows = statement.executeQuery()) {
+        while (rows.next()) {
+          blocked.add(new BlockedGroup(rows.getString(1), rows.getLong(2), rows.getInt(3), rows.getInt(4),
+              TimeSource.fromUtc(Sql.getUtc(rows, 5)), rows.getString(6)));
+        }
+      }
+    }
+    return blocked;
+  }
+
+  public List<DeadMessage> dead(Connection connection, String outbox, String groupKey, long afterId, int limit)
+      throws SQLException {
+    List<DeadMessage> dead = new ArrayList<>();
+    try (PreparedStatement statement = connection.prepareStatement("SELECT " + String.format(DEAD_COLUMNS,
+        time("created_at"), time("last_attempt_at")) + " FROM outbox_message"
+        + " WHERE outbox = ? AND status = 'DEAD' AND id > ?" + (groupKey == null ? "" : " AND group_key = ?")
+        + " ORDER BY id LIMIT ?")) {
+      int index = 1;
+      statement.setString(index++, outbox);
+      statement.setLong(index++, afterId);
+      if (groupKey != null) {
+        statement.setString(index++, groupKey);
+      }
+      statement.setInt(index, limit);
+      try (ResultSet rows = statement.executeQuery()) {
+        while (rows.next()) {
+          dead.add(new DeadMessage(rows.getLong(1), rows.getString(2), rows.getString(3), rows.getString(4),
+              rows.getInt(5), rows.getString(6), TimeSource.fromUtc(Sql.getUtc(rows, 7)),
+              TimeSource.fromUtc(Sql.getUtc(rows, 8))));
+        }
+      }
+    }
+    return dead;
+  }
+
+  /**
+   * Removes pending or dead messages, after waiting for any batch of their partitions to end (at
+   * most {@code lockWait}). The partitions' owner is set to {@link NodeIdentity#ADMIN_INSTANCE}, so
+   * that their workers read them from the start again.
+   *
+   * @return how many were removed
+   * @throws OutboxException if a partition stayed busy for longer than {@code lockWait}
+   */
+  public int discard(Connection connection, String outbox, List<Long> ids, Duration lockWait) throws SQLException {
+    if (ids.isEmpty()) {
+      return 0;
+    }
+    for (int attempt = 0; ; attempt++) {
+      Map<Long, Integer> partitionOf = new HashMap<>();
+      try (PreparedStatement statement = connection.prepareStatement("SELECT id, partition_no FROM outbox_message"
+          + " WHERE outbox = ? AND id IN (" + Sql.placeholders(ids.size()) + ")")) {
+        statement.setString(1, outbox);
+        Sql.setLongs(statement, 2, ids);
+        try (ResultSet rows = statement.executeQuery()) {
+          while (rows.next()) {
+            partitionOf.put(rows.getLong(1), rows.getInt(2));
+          }
+        }
+      }
+      if (partitionOf.isEmpty()) {
+        return 0;
+      }
+      TreeSet<Integer> partitions = new TreeSet<>(partitionOf.values());
+      lockPartitions(connection, outbox, partitions, lockWait);
+      int removed = 0;
+      // Row by row on the primary key: no range, so no gap lock that would hold up publishers (MariaDB).
+      try (PreparedStatement statement = connection.prepareStatement("DELETE FROM outbox_message WHERE id = ?"
+          + " AND outbox = ? AND partition_no = ?")) {
+        for (Map.Entry<Long, Integer> row : partitionOf.entrySet()) {
+          statement.setLong(1, row.getKey());
+          statement.setString(2, outbox);
+          statement.setInt(3, row.getValue());
+          removed += statement.executeUpdate();
+        }
+      }
+      if (removed == partitionOf.size() || attempt == 2 || !anyMoved(connection, outbox, partitionOf)) {
+        return removed;
+      }
+      // A change of the partition count moved some of them before their partition was locked: once more.
+    }
+  }
+
+  private static boolean anyMoved(Connection connection, String outbox, Map<Long, Integer> partitionOf)
+      throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement("SELECT id, partition_no FROM outbox_message"
+        + " WHERE outbox = ? AND id IN (" + Sql.placeholders(partitionOf.size()) + ")")) {
+      statement.setString(1, outbox);
+      Sql.setLongs(statement, 2, partitionOf.keySet());
+      try (ResultSet rows = statement.executeQuery()) {
+        while (rows.next()) {
+          if (rows.getInt(2) != partitionOf.get(rows.getLong(1))) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Locks partition rows in partition order (no deadlock between two admin calls), waiting at most lockWait. */
+  private void lockPartitions(Connection connection, String outbox, TreeSet<Integer> partitions, Duration lockWait)
+      throws SQLException {
+    Dialect dialect = database.dialect();
+    if (dialect == Dialect.POSTGRESQL) {
+      try (PreparedStatement statement = connection.prepareStatement("SELECT set_config('lock_timeout', ?, true)")) {
+        statement.setString(1, lockWait.toMillis() + "ms");
+        statement.execute();
+      }
+    }
+    String prefix = dialect == Dialect.MARIADB
+        ? "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(1, lockWait.toSeconds()) + " FOR " : "";
+    for (int partition : partitions) {
+      try (PreparedStatement statement = connection.prepareStatement(prefix + "SELECT partition_no FROM"
+          + " outbox_partition WHERE outbox = ? AND partition_no = ? FOR UPDATE")) {
+        statement.setString(1, outbox);
+        statement.setInt(2, partition);
+        statement.executeQuery().close();
+      } catch (SQLException e) {
+        if (isLockTimeout(e)) {
+          throw new OutboxException("Outbox '" + outbox + "': partition " + partition + " was busy relaying a batch for"
+              + " longer than " + lockWait.toSeconds() + "s, so nothing was discarded (the message may be in that"
+              + " batch). Try again.", e);
+        }
+        throw e;
+      }
+      try (PreparedStatement statement = connection.prepareStatement("UPDATE outbox_partition SET owner_instance = ?"
+          + " WHERE outbox = ? AND partition_no = ?")) {
+        statement.setString(1, NodeIdentity.ADMIN_INSTANCE);
+        statement.setString(2, outbox);
+        statement.setInt(3, partition);
+        statement.executeUpdate();
+      }
+    }
+  }
+
+  private static boolean isLockTimeout(SQLException e) {
+    return "55P03".equals(e.getSQLState()) || e.getErrorCode() == 1205 || "HYT00".equals(e.getSQLState())
+        || e.getErrorCode() == 50200;
+  }
+
+  public int discardDead(Connection connection, String outbox, String groupKey) throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement("DELETE FROM outbox_message WHERE outbox = ?"
+        + " AND status = 'DEAD' AND group_key = ?")) {
+      statement.setString(1, outbox);
+      statement.setString(2, groupKey);
+      return statement.executeUpdate();
+    }
+  }
+
+  /**
+   * Makes dead messages pending again, due at once: their retry time is now, so a worker reads them
+   * through the index of waiting messages wherever its cursor stands.
+   *
+   * @param ids the ids to revive, or null for all (of the group, if given)
+   */
+  public int revive(Connection connection, String outbox, List<Long> ids, String groupKey, LocalDateTime now)
+      throws SQLException {
+    StringBuilder sql = new StringBuilder("UPDATE outbox_message SET status = 'PENDING', attempts = 0,"
+        + " next_attempt_at = ?, last_error = NULL WHERE outbox = ? AND status = 'DEAD'");
+    if (ids != null) {
+      if (ids.isEmpty()) {
+        return 0;
+      }
+      sql.append(" AND id IN (").append(Sql.placeholders(ids.size())).append(')');
+    }
+    if (groupKey != null) {
+      sql.append(" AND group_key = ?");
+    }
+    try (PreparedStatement statement = connection.prepareStatement(sql.toString())) {
+      Sql.setUtc(statement, 1, now);
+      statement.setString(2, outbox);
+      int next = 3;
+      if (ids != null) {
+        next = Sql.setLongs(statement, next, ids);
+      }
+      if (groupKey != null) {
+        statement.setString(next, groupKey);
+      }
+      return statement.executeUpdate();
+    }
+  }
+
+  /** Pending messages per partition, for tests and operators. */
+  public Map<Integer, Long> pendingByPartition(Connection connection, String outbox) throws SQLException {
+    Map<Integer, Long> pending = new TreeMap<>();
+    try (PreparedStatement statement = connection.prepareStatement("SELECT partition_no, COUNT(*) FROM outbox_message"
+        + " WHERE outbox = ? AND status = 'PENDING' GROUP BY partition_no")) {
+      statement.setString(1, outbox);
+      try (ResultSet rows = statement.executeQuery()) {
+        while (rows.next()) {
+          pending.put(rows.getInt(1), rows.getLong(2));
+        }
+      }
+    }
+    return pending;
+  }
+}

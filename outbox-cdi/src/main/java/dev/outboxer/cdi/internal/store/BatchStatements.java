@@ -1,0 +1,439 @@
+package dev.outboxer.cdi.internal.store;
+
+import dev.outboxer.OutboxException;
+import dev.outboxer.Ordering;
+import dev.outboxer.cdi.internal.jdbc.Sql;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * The statements of one batch transaction of a partition worker: claim the partition, read its
+ * rows, finish (delete what was relayed, record failures). Every statement touches rows of the
+ * claimed partition by primary key or by the partition's own index range, and nothing else: no
+ * gap locks on MariaDB, nothing another partition's batch waits for.
+ *
+ * <p>On PostgreSQL each step is one statement (one round trip); MariaDB and H2 take a few more.
+ */
+@ApplicationScoped
+public class BatchStatements {
+
+  private static final DateTimeFormatter TIMESTAMP_TEXT = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS");
+
+  private static final String MESSAGE_COLUMNS =
+      "id, group_key, message_type, content_type, payload, headers, attempts, next_attempt_at, created_at";
+  /** MariaDB and H2: times selected as text on MariaDB (its driver shifts DATETIMEs by the JVM's zone). */
+  private static final String MESSAGE_COLUMNS_AS_TEXT = "id, group_key, message_type, content_type, payload, headers,"
+      + " attempts, CAST(next_attempt_at AS CHAR), CAST(created_at AS CHAR)";
+
+  /*
+   * PostgreSQL claim. The sub-select locks the partition row or skips it if another transaction holds it; the
+   * update takes a new fencing token from the sequence and records the owner; the outer select always returns the
+   * rules in force (also when the partition is held elsewhere or no longer exists), the sequence's last value (see
+   * PartitionCursor) and sets this transaction's idle timeout: a worker that stops talking to the database inside
+   * its batch (a paused JVM) loses its session, and with it the claim, instead of holding the partition forever.
+   * Parameters: 1 owner node, 2 owner instance, 3 claimed at, 4 outbox, 5 partition, 6 idle timeout (ms), 7 outbox.
+   */
+  private static final String CLAIM_POSTGRESQL = "WITH c AS ("
+      + " UPDATE outbox_partition p SET fencing_token = nextval('outbox_fencing_seq'), owner_node = ?,"
+      + " owner_instance = ?, claimed_at = ?"
+      + " FROM (SELECT outbox, partition_no, owner_instance AS previous FROM outbox_partition"
+      + "       WHERE outbox = ? AND partition_no = ? FOR UPDATE SKIP LOCKED) s"
+      + " WHERE p.outbox = s.outbox AND p.partition_no = s.partition_no"
+      + " RETURNING p.fencing_token, s.previous)"
+      + " SELECT r.partition_count, r.layout_version, c.fencing_token, c.previous,"
+      // Before the first nextval, last_value is the start value although no id was handed out yet.
+      + " (SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM outbox_message_seq),"
+      + " set_config('idle_in_transaction_session_timeout', ?, true)"
+      + " FROM outbox_rules r LEFT JOIN c ON TRUE WHERE r.outbox = ?";
+
+  /*
+   * PostgreSQL read, one statement. Kinds: 'S' the clock and the oldest running transaction (for PartitionCursor); 'W' every
+   * message of the partition that waits for a retry (few: one per failing group) without payload; 'M' the next
+   * pending rows from the cursor on, by id, without the ones held back by a waiting message (so that a failing
+   * group's backlog costs nothing per batch); 'D' the waiting messages whose retry time has come, with payload.
+   * Parameters: 1 outbox, 2 partition, 3 outbox, 4 partition, 5 scan from, 6 now, [7 now,] limit, now.
+   */
+  private static final String READ_POSTGRESQL_HEAD = "WITH w AS MATERIALIZED ("
+      + " SELECT id, group_key, next_attempt_at FROM outbox_message"
+      + " WHERE outbox = ? AND partition_no = ? AND next_attempt_at IS NOT NULL AND status = 'PENDING')"
+      // The clock now (after the claim read the sequence), and the start of the oldest transaction still running in
+      // this database on another connection; 0 while any transaction is prepared (two-phase) or hidden from us.
+      + " SELECT 'S' AS kind, CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS bigint) AS id, NULL AS group_key,"
+      + " NULL AS message_type, NULL AS content_type, NULL::bytea AS payload, NULL AS headers, 0 AS attempts,"
+      + " NULL::timestamp AS next_attempt_at, NULL::timestamp AS created_at,"
+      + " CASE WHEN EXISTS (SELECT 1 FROM pg_prepared_xacts WHERE database = current_database())"
+      + "   OR EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+      + "     AND backend_type = 'client backend' AND state IS NULL)"
+      + " THEN 0 ELSE CAST(EXTRACT(EPOCH FROM COALESCE((SELECT MIN(xact_start) FROM pg_stat_activity"
+      + "   WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL),"
+      + "   clock_timestamp())) * 1000000 AS bigint) END AS extra"
+      + " UNION ALL SELECT 'W', id, group_key, NULL, NULL, NULL, NULL, 0, next_attempt_at, NULL, 0 FROM w"
+      + " UNION ALL (SELECT 'M', " + MESSAGE_COLUMNS + ", 0 FROM outbox_message m"
+      + "   WHERE m.outbox = ? AND m.partition_no = ? AND m.status = 'PENDING' AND m.id >= ?"
+      + "   AND (m.next_attempt_at IS NULL OR m.next_attempt_at <= ?)";
+  private static final String READ_POSTGRESQL_GROUP =
+      "   AND NOT EXISTS (SELECT 1 FROM w WHERE w.group_key = m.group_key AND w.id < m.id AND w.next_attempt_at > ?)";
+  private static final String READ_POSTGRESQL_TOTAL =
+      "   AND NOT EXISTS (SELECT 1 FROM w WHERE w.id < m.id AND w.next_attempt_at > ?)";
+  private static final String READ_POSTGRESQL_TAIL = "   ORDER BY m.id LIMIT ?)"
+      + " UNION ALL SELECT 'D', " + MESSAGE_COLUMNS + ", 0 FROM outbox_message"
+      + "   WHERE id IN (SELECT id FROM w WHERE next_attempt_at <= ?)";
+
+  /** MariaDB and H2: the same scan in a statement of its own, the held-back rows left out the same way. */
+  private static final String SCAN_HEAD = "SELECT %s FROM outbox_message m"
+      + " WHERE m.outbox = ? AND m.partition_no = ? AND m.status = 'PENDING' AND m.id >= ?"
+      + " AND (m.next_attempt_at IS NULL OR m.next_attempt_at <= ?)";
+  private static final String SCAN_GROUP = " AND NOT EXISTS (SELECT 1 FROM outbox_message w WHERE w.outbox = m.outbox"
+      + " AND w.partition_no = m.partition_no AND w.next_attempt_at > ? AND w.group_key = m.group_key AND w.id < m.id)";
+  private static final String SCAN_TOTAL = " AND NOT EXISTS (SELECT 1 FROM outbox_message w WHERE w.outbox = m.outbox"
+      + " AND w.partition_no = m.partition_no AND w.next_attempt_at > ? AND w.id < m.id)";
+  private static final String SCAN_TAIL = " ORDER BY m.id LIMIT ?";
+
+  @Inject Database database;
+
+  /**
+   * The outcome of a claim attempt.
+   *
+   * @param claimed whether this transaction now holds the partition
+   * @param fencingToken the new token, if claimed
+   * @param previousInstance the run instance that held the partition last, if claimed (null if never)
+   * @param partitionCount the outbox's partition count in force
+   * @param layoutVersion the version of the partition layout, bumped by every change of the count
+   * @param sequenceValue the message sequence's last value at the claim (PostgreSQL; 0 elsewhere)
+   */
+  public record Claim(boolean claimed, long fencingToken, String previousInstance, int partitionCount,
+      int layoutVersion, long sequenceValue) {}
+
+  /** A stored message as the worker reads it. Times are UTC. */
+  public record StoredMessage(long id, String groupKey, String type, String contentType, byte[] payload,
+      String headers, int attempts, LocalDateTime nextAttemptAt, LocalDateTime createdAt) {}
+
+  /** A message that waits for its retry: it holds back its group (all of a total-ordered outbox). */
+  public record Waiting(long id, String groupKey, LocalDateTime nextAttemptAt) {}
+
+  /**
+   * What a read returned.
+   *
+   * @param rows the pending rows from the scan start on, and the waiting ones that are due, by id
+   * @param scanned how many rows the scan from the cursor returned (the limit, if it was cut off)
+   * @param lastScannedId the highest id the scan returned, or -1
+   * @param waiting every message of the partition that waits for a retry
+   * @param readAtMicros PostgreSQL: the database clock at the read, in microseconds (0 elsewhere)
+   * @param oldestRunningMicros PostgreSQL: when the oldest transaction still running on another
+   *     connection began, in microseconds (the read's clock if none; 0 if it cannot be told)
+   */
+  public record Read(List<StoredMessage> rows, int scanned, long lastScannedId, List<Waiting> waiting,
+      long readAtMicros, long oldestRunningMicros) {}
+
+  /** A failed attempt to record: a retry time, or none (dead). */
+  public record Failure(long id, int attempts, LocalDateTime nextAttemptAt, String error) {}
+
+  public Claim claim(Connection connection, String outbox, int partition, String node, String instance,
+      LocalDateTime now, long idleTimeoutMillis) throws SQLException {
+    Dialect dialect = database.dialect();
+    if (dialect == Dialect.POSTGRESQL) {
+      try (PreparedStatement statement = connection.prepareStatement(CLAIM_POSTGRESQL)) {
+        statement.setString(1, node);
+        statement.setString(2, instance);
+        Sql.setUtc(statement, 3, now);
+        statement.setString(4, outbox);
+        statement.setInt(5, partition);
+        statement.setString(6, Long.toString(idleTimeoutMillis));
+        statement.setString(7, outbox);
+        try (ResultSet rows = statement.executeQuery()) {
+          if (!rows.next()) {
+            throw missingRules(outbox);
+          }
+          long token = rows.getLong(3);
+          boolean claimed = !rows.wasNull();
+          return new Claim(claimed, token, rows.getString(4), rows.getInt(1), rows.getInt(2), rows.getLong(5));
+        }
+      }
+    }
+    Claim claim = new Claim(false, 0, null, 0, 0, 0);
+    String lock = dialect == Dialect.MARIADB
+        ? "SELECT owner_instance, NEXT VALUE FOR outbox_fencing_seq FROM outbox_partition"
+            + " WHERE outbox = ? AND partition_no = ? FOR UPDATE SKIP LOCKED"
+        : "SELECT owner_instance FROM outbox_partition WHERE outbox = ? AND partition_no = ? FOR UPDATE SKIP LOCKED";
+    try (PreparedStatement statement = connection.prepareStatement(lock)) {
+      statement.setString(1, outbox);
+      statement.setInt(2, partition);
+      try (ResultSet rows = statement.executeQuery()) {
+        if (rows.next()) {
+          long token = dialect == Dialect.MARIADB ? rows.getLong(2) : nextFencingToken(connection);
+          claim = new Claim(true, token, rows.getString(1), 0, 0, 0);
+        }
+      }
+    }
+    if (claim.claimed()) {
+      try (PreparedStatement statement = connection.prepareStatement("UPDATE outbox_partition SET fencing_token = ?,"
+          + " owner_node = ?, owner_instance = ?, claimed_at = ? WHERE outbox = ? AND partition_no = ?")) {
+        statement.setLong(1, claim.fencingToken());
+        statement.setString(2, node);
+        statement.setString(3, instance);
+        Sql.setUtc(statement, 4, now);
+        statement.setString(5, outbox);
+        statement.setInt(6, partition);
+        statement.executeUpdate();
+      }
+    }
+    try (PreparedStatement statement = connection.prepareStatement(
+        "SELECT partition_count, layout_version FROM outbox_rules WHERE outbox = ?")) {
+      statement.setString(1, outbox);
+      try (ResultSet rows = statement.executeQuery()) {
+        if (!rows.next()) {
+          throw missingRules(outbox);
+        }
+        return new Claim(claim.claimed(), claim.fencingToken(), claim.previousInstance(), rows.getInt(1),
+            rows.getInt(2), 0);
+      }
+    }
+  }
+
+  private static long nextFencingToken(Connection connection) throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement("VALUES NEXT VALUE FOR outbox_fencing_seq");
+        ResultSet rows = statement.executeQuery()) {
+      rows.next();
+      return rows.getLong(1);
+    }
+  }
+
+  /**
+   * Reads the partition's waiting messages and up to {@code limit} pending rows from {@code
+   * scanFrom} on that are not held back by a waiting message (per group, or all of them in {@code
+   * total} ordering), plus the waiting messages that are due.
+   */
+  public Read read(Connection connection, String outbox, int partition, Ordering ordering, long scanFrom, int limit,
+      LocalDateTime now) throws SQLException {
+    if (database.dialect() == Dialect.POSTGRESQL) {
+      return readPostgresql(connection, outbox, partition, ordering, scanFrom, limit, now);
+    }
+    List<Waiting> waiting = new ArrayList<>();
+    boolean text = database.dialect() == Dialect.MARIADB;
+    String columns = text ? MESSAGE_COLUMNS_AS_TEXT : MESSAGE_COLUMNS;
+    try (PreparedStatement statement = connection.prepareStatement("SELECT id, group_key, "
+        + Sql.readTime(text, "next_attempt_at") + " FROM outbox_message WHERE outbox = ? AND partition_no = ?"
+        + " AND next_attempt_at IS NOT NULL AND status = 'PENDING'")) {
+      statement.setString(1, outbox);
+      statement.setInt(2, partition);
+      try (ResultSet rows = statement.executeQuery()) {
+        while (rows.next()) {
+          waiting.add(new Waiting(rows.getLong(1), rows.getString(2), Sql.getUtc(rows, 3)));
+        }
+      }
+    }
+    List<StoredMessage> scannedRows = new ArrayList<>();
+    String holdBack = switch (ordering) {
+      case GROUP -> SCAN_GROUP;
+      case TOTAL -> SCAN_TOTAL;
+      case NONE -> "";
+    };
+    try (PreparedStatement statement = connection.prepareStatement(String.format(SCAN_HEAD, columns) + holdBack
+        + SCAN_TAIL)) {
+      int index = 1;
+      statement.setString(index++, outbox);
+      statement.setInt(index++, partition);
+      statement.setLong(index++, scanFrom);
+      Sql.setUtc(statement, index++, now);
+      if (ordering != Ordering.NONE) {
+        Sql.setUtc(statement, index++, now);
+      }
+      statement.setInt(index, limit);
+      try (ResultSet rows = statement.executeQuery()) {
+        while (rows.next()) {
+          scannedRows.add(message(rows, 1));
+        }
+      }
+    }
+    List<Long> due = new ArrayList<>();
+    for (Waiting row : waiting) {
+      if (!row.nextAttemptAt().isAfter(now) && row.id() < scanFrom) {
+        due.add(row.id());
+      }
+    }
+    List<StoredMessage> dueRows = new ArrayList<>();
+    if (!due.isEmpty()) {
+      try (PreparedStatement statement = connection.prepareStatement("SELECT " + columns
+          + " FROM outbox_message WHERE id IN (" + Sql.placeholders(due.size()) + ")")) {
+        Sql.setLongs(statement, 1, due);
+        try (ResultSet rows = statement.executeQuery()) {
+          while (rows.next()) {
+            dueRows.add(message(rows, 1));
+          }
+        }
+      }
+    }
+    return merged(scannedRows, dueRows, waiting, 0, 0);
+  }
+
+  private Read readPostgresql(Connection connection, String outbox, int partition, Ordering ordering, long scanFrom,
+      int limit, LocalDateTime now) throws SQLException {
+    List<Waiting> waiting = new ArrayList<>();
+    List<StoredMessage> scannedRows = new ArrayList<>();
+    List<StoredMessage> dueRows = new ArrayList<>();
+    long readAt = 0;
+    long oldestRunning = 0;
+    String holdBack = switch (ordering) {
+      case GROUP -> READ_POSTGRESQL_GROUP;
+      case TOTAL -> READ_POSTGRESQL_TOTAL;
+      case NONE -> "";
+    };
+    try (PreparedStatement statement = connection.prepareStatement(READ_POSTGRESQL_HEAD + holdBack
+        + READ_POSTGRESQL_TAIL)) {
+      int index = 1;
+      statement.setString(index++, outbox);
+      statement.setInt(index++, partition);
+      statement.setString(index++, outbox);
+      statement.setInt(index++, partition);
+      statement.setLong(index++, scanFrom);
+      Sql.setUtc(statement, index++, now);
+      if (ordering != Ordering.NONE) {
+        Sql.setUtc(statement, index++, now);
+      }
+      statement.setInt(index++, limit);
+      Sql.setUtc(statement, index, now);
+      try (ResultSet rows = statement.executeQuery()) {
+        while (rows.next()) {
+          switch (rows.getString(1)) {
+            case "S" -> {
+              readAt = rows.getLong(2);
+              oldestRunning = rows.getLong(11);
+            }
+            case "W" -> waiting.add(new Waiting(rows.getLong(2), rows.getString(3), Sql.getUtc(rows, 9)));
+            case "M" -> scannedRows.add(message(rows, 2));
+            default -> dueRows.add(message(rows, 2));
+          }
+        }
+      }
+    }
+    return merged(scannedRows, dueRows, waiting, readAt, oldestRunning);
+  }
+
+  /** The scanned rows plus the due waiting rows the scan did not reach, by id. */
+  private static Read merged(List<StoredMessage> scannedRows, List<StoredMessage> dueRows, List<Waiting> waiting,
+      long readAt, long oldestRunning) {
+    List<StoredMessage> rows = new ArrayList<>(scannedRows.size() + dueRows.size());
+    rows.addAll(scannedRows);
+    java.util.Set<Long> ids = new java.util.HashSet<>();
+    scannedRows.forEach(row -> ids.add(row.id()));
+    for (StoredMessage row : dueRows) {
+      if (ids.add(row.id())) {
+        rows.add(row);
+      }
+    }
+    rows.sort(java.util.Comparator.comparingLong(StoredMessage::id));
+    long last = scannedRows.isEmpty() ? -1 : scannedRows.get(scannedRows.size() - 1).id();
+    return new Read(rows, scannedRows.size(), last, waiting, readAt, oldestRunning);
+  }
+
+  private static StoredMessage message(ResultSet rows, int first) throws SQLException {
+    return new StoredMessage(rows.getLong(first), rows.getString(first + 1), rows.getString(first + 2),
+        rows.getString(first + 3), rows.getBytes(first + 4), rows.getString(first + 5), rows.getInt(first + 6),
+        Sql.getUtc(rows, first + 7), Sql.getUtc(rows, first + 8));
+  }
+
+  /**
+   * Deletes the relayed rows and records the failed attempts; returns how many rows were deleted.
+   * Failure texts must already be sanitised (no NUL, at most 2,000 characters).
+   */
+  public int finish(Connection connection, Collection<Long> relayed, List<Failure> failures, LocalDateTime now)
+      throws SQLException {
+    Dialect dialect = database.dialect();
+    int deleted = 0;
+    if (dialect == Dialect.POSTGRESQL) {
+      if (failures.isEmpty()) {
+        if (relayed.isEmpty()) {
+          return 0;
+        }
+        try (PreparedStatement statement = connection.prepareStatement(
+            "DELETE FROM outbox_message WHERE id = ANY(?)")) {
+          Array ids = connection.createArrayOf("bigint", relayed.toArray());
+          statement.setArray(1, ids);
+          return statement.executeUpdate();
+        }
+      }
+      // One round trip for both. Times travel as text: an array of timestamps would be converted through the JVM's
+      // time zone by the driver.
+      try (PreparedStatement statement = connection.prepareStatement(
+          "WITH d AS (DELETE FROM outbox_message WHERE id = ANY(?) RETURNING 1),"
+              + " f AS (UPDATE outbox_message m SET attempts = u.attempts,"
+              + "   next_attempt_at = CAST(u.next_at AS timestamp), last_attempt_at = ?, last_error = u.error,"
+              + "   status = CASE WHEN u.next_at IS NULL THEN 'DEAD' ELSE 'PENDING' END"
+              + "   FROM unnest(?::bigint[], ?::int[], ?::text[], ?::text[]) AS u(id, attempts, next_at, error)"
+              + "   WHERE m.id = u.id AND m.status = 'PENDING' RETURNING 1)"
+              + " SELECT (SELECT COUNT(*) FROM d), (SELECT COUNT(*) FROM f)")) {
+        statement.setArray(1, connection.createArrayOf("bigint", relayed.toArray()));
+        Sql.setUtc(statement, 2, now);
+        Long[] ids = new Long[failures.size()];
+        Integer[] attempts = new Integer[failures.size()];
+        String[] next = new String[failures.size()];
+        String[] errors = new String[failures.size()];
+        for (int i = 0; i < failures.size(); i++) {
+          Failure failure = failures.get(i);
+          ids[i] = failure.id();
+          attempts[i] = failure.attempts();
+          next[i] = failure.nextAttemptAt() == null ? null : TIMESTAMP_TEXT.format(failure.nextAttemptAt());
+          errors[i] = failure.error();
+        }
+        statement.setArray(3, connection.createArrayOf("bigint", ids));
+        statement.setArray(4, connection.createArrayOf("integer", attempts));
+        statement.setArray(5, connection.createArrayOf("text", next));
+        statement.setArray(6, connection.createArrayOf("text", errors));
+        try (ResultSet rows = statement.executeQuery()) {
+          rows.next();
+          return rows.getInt(1);
+        }
+      }
+    }
+    if (!relayed.isEmpty()) {
+      // One single-row delete per id, sent as one batch: each is an equality on the primary key, which locks that
+      // row and nothing else. An IN list becomes a range scan on MariaDB, which under REPEATABLE READ also locks
+      // the gap after its last row, up to the end of the table: every publish would wait for this batch.
+      try (PreparedStatement statement = connection.prepareStatement("DELETE FROM outbox_message WHERE id = ?")) {
+        for (long id : relayed) {
+          statement.setLong(1, id);
+          statement.addBatch();
+        }
+        for (int count : statement.executeBatch()) {
+          deleted += count == java.sql.Statement.SUCCESS_NO_INFO ? 1 : Math.max(0, count);
+        }
+      }
+    }
+    if (!failures.isEmpty()) {
+      recordFailures(connection, failures, now);
+    }
+    return deleted;
+  }
+
+  /** Records failed attempts by primary key, each only if the message is still pending. */
+  public void recordFailures(Connection connection, List<Failure> failures, LocalDateTime now) throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement("UPDATE outbox_message SET attempts = ?,"
+        + " next_attempt_at = ?, last_attempt_at = ?, last_error = ?, status = ? WHERE id = ? AND status = 'PENDING'")) {
+      for (Failure failure : failures) {
+        statement.setInt(1, failure.attempts());
+        Sql.setUtc(statement, 2, failure.nextAttemptAt());
+        Sql.setUtc(statement, 3, now);
+        statement.setString(4, failure.error());
+        statement.setString(5, failure.nextAttemptAt() == null ? MessageStatus.DEAD.name() : MessageStatus.PENDING.name());
+        statement.setLong(6, failure.id());
+        statement.addBatch();
+      }
+      statement.executeBatch();
+    }
+  }
+
+  private static OutboxException missingRules(String outbox) {
+    return new OutboxException("Outbox '" + outbox + "': its row in outbox_rules is missing. Outboxer creates it at"
+        + " start-up; was it deleted by hand?");
+  }
+}

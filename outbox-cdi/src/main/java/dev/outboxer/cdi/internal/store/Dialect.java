@@ -1,0 +1,69 @@
+package dev.outboxer.cdi.internal.store;
+
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The databases Outboxer supports, and what each can do that changes how Outboxer talks to it.
+ * The SQL itself lives with the store that runs it ({@link PublishStatements}, {@link BatchStatements},
+ * {@link RulesStore}, {@link AdminStatements}), one switch per statement.
+ */
+public enum Dialect {
+  /**
+   * PostgreSQL 12+: transaction-scoped advisory locks for {@code serialize-writes}, arrays for id
+   * lists, and transaction snapshots that tell when every id below a bound is settled, which lets a
+   * worker start its reads where its last batch ended instead of at the partition's first row.
+   */
+  POSTGRESQL,
+  /** MariaDB 10.6+: lock rows for {@code serialize-writes}; workers lock by primary key only. */
+  MARIADB,
+  /** H2 2.x: tests and embedded demos on one JVM. */
+  H2;
+
+  public String configValue() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  /** Whether {@code serialize-writes} takes {@code pg_advisory_xact_lock} rather than a lock row. */
+  public boolean advisoryLocks() {
+    return this == POSTGRESQL;
+  }
+
+  /**
+   * Whether a worker can keep a read cursor per partition: the database must tell when all ids up
+   * to a value are settled (committed or rolled back), so that a read that skips lower ids never
+   * misses a late commit.
+   */
+  public boolean settledReads() {
+    return this == POSTGRESQL;
+  }
+
+  /** The DDL script shipped for this database. */
+  public String ddlResource() {
+    return "META-INF/outboxer/ddl/" + configValue() + ".sql";
+  }
+
+  public static Optional<Dialect> fromConfig(String value) {
+    for (Dialect dialect : values()) {
+      if (dialect.configValue().equalsIgnoreCase(value.trim())) {
+        return Optional.of(dialect);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Recognises a database from a JDBC product name or what {@code SELECT version()} says. */
+  public static Optional<Dialect> fromProductName(String product) {
+    String name = product.toLowerCase(Locale.ROOT);
+    if (name.contains("postgres")) {
+      return Optional.of(POSTGRESQL);
+    }
+    if (name.contains("mariadb")) {
+      return Optional.of(MARIADB);
+    }
+    if (name.contains("h2")) {
+      return Optional.of(H2);
+    }
+    return Optional.empty();
+  }
+}

@@ -1,0 +1,48 @@
+package dev.outboxer.cdi.internal;
+
+import dev.outboxer.OutboxMessage;
+import dev.outboxer.spi.PayloadCodec;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.json.bind.Jsonb;
+import jakarta.json.bind.JsonbBuilder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * An application PayloadCodec (JSON-B) that a test can make misbehave: return null, or throw. Add
+ * it to a container with {@code beans(SwitchableCodec.class)}; it is the container's only codec.
+ */
+@ApplicationScoped
+public class SwitchableCodec implements PayloadCodec {
+
+  /** What {@link #encode} does. */
+  public enum Mode { JSON, RETURN_NULL, THROW }
+
+  /** The exception {@link Mode#THROW} throws, so a test can find it as the cause. */
+  public static final IllegalStateException FAILURE = new IllegalStateException("codec refuses this message");
+
+  private static volatile Mode mode = Mode.JSON;
+  private final Jsonb jsonb = JsonbBuilder.create();
+
+  public static void mode(Mode newMode) {
+    mode = newMode;
+  }
+
+  @Override
+  public String contentType() {
+    return "application/json";
+  }
+
+  @Override
+  public byte[] encode(OutboxMessage message) {
+    return switch (mode) {
+      case JSON -> jsonb.toJson(message).getBytes(StandardCharsets.UTF_8);
+      case RETURN_NULL -> null;
+      case THROW -> throw FAILURE;
+    };
+  }
+
+  @Override
+  public <T> T decode(byte[] payload, Class<T> type) {
+    return jsonb.fromJson(new String(payload, StandardCharsets.UTF_8), type);
+  }
+}

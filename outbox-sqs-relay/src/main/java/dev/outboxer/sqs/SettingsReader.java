@@ -1,0 +1,170 @@
+package dev.outboxer.sqs;
+
+import static dev.outboxer.sqs.SqsRelayProvider.NAME;
+import static dev.outboxer.sqs.SqsRelayProvider.SECRET_ACCESS_KEY;
+import static dev.outboxer.sqs.SqsRelayProvider.SESSION_TOKEN;
+
+import dev.outboxer.OutboxConfigurationException;
+import dev.outboxer.spi.RelayContext;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads the {@code outbox.<name>.sqs.*} values of one outbox and collects every problem, so that
+ * they are all reported at once: the first as the exception, the others suppressed. Each problem
+ * reads {@code <full key>=<value> <rule> (sqs relay of outbox '<name>'); <fix>.}
+ */
+final class SettingsReader {
+
+  private static final Pattern SIMPLE_DURATION =
+      Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h|d)", Pattern.CASE_INSENSITIVE);
+
+  private final RelayContext context;
+  private final List<OutboxConfigurationException> problems = new ArrayList<>();
+
+  SettingsReader(RelayContext context) {
+    this.context = context;
+  }
+
+  RelayContext context() {
+    return context;
+  }
+
+  String fullKey(String key) {
+    return context.fullKey(NAME, key);
+  }
+
+  /** The value, stripped, if set and not blank. */
+  Optional<String> text(String key) {
+    return context.property(key).map(String::strip);
+  }
+
+  /** Records a problem with a key; secrets are never shown, whatever the caller passes. */
+  void problem(String key, String value, String rule, String fix) {
+    String fullKey = fullKey(key);
+    boolean secret = key.equals(SECRET_ACCESS_KEY) || key.equals(SESSION_TOKEN);
+    String shown = secret && !value.startsWith("(") ? "(hidden)" : value;
+    problems.add(new OutboxConfigurationException(fullKey, fullKey + "=" + shown + " " + rule
+        + " (sqs relay of outbox '" + context.outbox() + "'); " + fix + "."));
+  }
+
+  /** Records a problem that is not about one of the relay's keys. */
+  void problem(OutboxConfigurationException problem) {
+    problems.add(problem);
+  }
+
+  /** Records every key that is not one of {@code known}, naming the nearest known key. */
+  void checkKnownKeys(Set<String> known) {
+    for (String key : new TreeSet<>(context.properties().keySet())) {
+      if (!known.contains(key)) {
+        String fullKey = fullKey(key);
+        problems.add(new OutboxConfigurationException(fullKey, fullKey + " is not a setting of the"
+            + " sqs relay of outbox '" + context.outbox() + "'. Did you mean "
+            + fullKey(nearest(key, known)) + "? Known keys under outbox." + context.outbox()
+            + ".sqs.: " + new TreeSet<>(known)));
+      }
+    }
+  }
+
+  int integer(String key, int defaultValue, int min, int max, String rule) {
+    Optional<String> value = text(key);
+    if (value.isEmpty()) {
+      return defaultValue;
+    }
+    try {
+      int number = Integer.parseInt(value.get());
+      if (number >= min && number <= max) {
+        return number;
+      }
+    } catch (NumberFormatException e) {
+      // reported below, with the rule
+    }
+    problem(key, value.get(), "is not a whole number from " + min + " to " + max + " (" + rule
+        + ")", "remove it (default " + defaultValue + ") or fix it");
+    return defaultValue;
+  }
+
+  Duration duration(String key, Duration defaultValue) {
+    Optional<String> value = text(key);
+    if (value.isEmpty()) {
+      return defaultValue;
+    }
+    Duration parsed = parseDuration(value.get());
+    if (parsed == null || parsed.isNegative() || parsed.isZero()) {
+      problem(key, value.get(), "is not a positive duration", "write it as 500ms, 30s, 2m or"
+          + " ISO-8601 PT30S, or remove it (default " + defaultValue.toMillis() + "ms)");
+      return defaultValue;
+    }
+    return parsed;
+  }
+
+  /** Throws the first problem, with every other one suppressed; does nothing without problems. */
+  void throwIfAny() {
+    if (!problems.isEmpty()) {
+      OutboxConfigurationException first = problems.get(0);
+      problems.subList(1, problems.size()).forEach(first::addSuppressed);
+      throw first;
+    }
+  }
+
+  /** {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 1d} or ISO-8601; else null. */
+  static Duration parseDuration(String text) {
+    Matcher simple = SIMPLE_DURATION.matcher(text);
+    if (simple.matches()) {
+      long amount = Long.parseLong(simple.group(1));
+      return switch (simple.group(2).toLowerCase(Locale.ROOT)) {
+        case "ms" -> Duration.ofMillis(amount);
+        case "s" -> Duration.ofSeconds(amount);
+        case "m" -> Duration.ofMinutes(amount);
+        case "h" -> Duration.ofHours(amount);
+        default -> Duration.ofDays(amount);
+      };
+    }
+    try {
+      return Duration.parse(text);
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  /** The known key closest to a misspelt one (Levenshtein distance; ties: alphabetical). */
+  static String nearest(String key, Set<String> known) {
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (String candidate : new TreeSet<>(known)) {
+      int distance = distance(key, candidate);
+      if (distance < bestDistance) {
+        best = candidate;
+        bestDistance = distance;
+      }
+    }
+    return best;
+  }
+
+  private static int distance(String a, String b) {
+    int[] previous = new int[b.length() + 1];
+    int[] current = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      current[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+      }
+      int[] swap = previous;
+      previous = current;
+      current = swap;
+    }
+    return previous[b.length()];
+  }
+}

@@ -1,0 +1,235 @@
+package dev.outboxer.sqs;
+
+import static dev.outboxer.sqs.SqsRelayProvider.ACCESS_KEY_ID;
+import static dev.outboxer.sqs.SqsRelayProvider.ENDPOINT;
+import static dev.outboxer.sqs.SqsRelayProvider.QUEUE_NAME;
+import static dev.outboxer.sqs.SqsRelayProvider.QUEUE_URL;
+import static dev.outboxer.sqs.SqsRelayProvider.REGION;
+import static dev.outboxer.sqs.SqsRelayProvider.SECRET_ACCESS_KEY;
+import static dev.outboxer.sqs.SqsRelayProvider.SESSION_TOKEN;
+
+import dev.outboxer.Ordering;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Where the relay sends and as whom: the queue (URL or name, FIFO or standard), the endpoint, the
+ * region and the credentials, read from {@code outbox.<name>.sqs.*}. Problems go to the reader.
+ */
+final class SqsQueueSettings {
+
+  // AWS region names: us-east-1, eu-central-2, us-gov-west-1, cn-north-1, ap-southeast-5 ...
+  private static final Pattern AWS_REGION = Pattern.compile("[a-z]{2}(-[a-z]+)+-\\d{1,2}");
+  // Regions of a local SQS (ElasticMQ, LocalStack) can be any simple name.
+  private static final Pattern ANY_REGION = Pattern.compile("[a-z0-9][a-z0-9-]{0,49}");
+  // sqs.<region>.amazonaws.com(.cn), sqs.<region>.api.aws, and the legacy <region>.queue.amazonaws.com
+  private static final Pattern AWS_QUEUE_HOST = Pattern.compile(
+      "(?:sqs(?:-fips)?\\.([a-z0-9-]+)\\.(?:amazonaws\\.com(?:\\.cn)?|api\\.aws)"
+          + "|([a-z0-9-]+)\\.queue\\.amazonaws\\.com(?:\\.cn)?)");
+
+  private final SettingsReader reader;
+  private final String queueKey;
+  private final String queueValue;
+  private final Optional<URI> queueUrl;
+  private final String queueName;
+  private final boolean fifo;
+  private final Optional<URI> endpoint;
+  private final Optional<String> region;
+  private final Optional<String> accessKeyId;
+  private final Optional<String> secretAccessKey;
+  private final Optional<String> sessionToken;
+
+  SqsQueueSettings(SettingsReader reader) {
+    this.reader = reader;
+    String outbox = reader.context().outbox();
+    Optional<String> url = reader.text(QUEUE_URL);
+    Optional<String> name = reader.text(QUEUE_NAME);
+    if (url.isPresent() && name.isPresent()) {
+      reader.problem(QUEUE_NAME, name.get(), "is set together with " + reader.fullKey(QUEUE_URL)
+          + "; the queue must be named once", "remove one of the two");
+    } else if (url.isEmpty() && name.isEmpty()) {
+      reader.problem(QUEUE_URL, "(not set)", "is required: the sqs relay needs the queue to send"
+          + " to", "set it to the queue's URL, e.g. https://sqs.eu-west-1.amazonaws.com/"
+          + "123456789012/" + outbox + ".fifo, or set " + reader.fullKey(QUEUE_NAME) + " instead");
+    }
+    this.queueKey = url.isPresent() ? QUEUE_URL : QUEUE_NAME;
+    this.queueValue = url.or(() -> name).orElse("");
+    this.queueUrl = url.flatMap(this::queueUrl);
+    this.queueName = queueUrl.map(SqsQueueSettings::lastPathSegment).or(() -> name).orElse("");
+    if (!queueName.isEmpty() && !SqsRules.isQueueName(queueName)) {
+      reader.problem(queueKey, queueValue, "does not name a valid SQS queue: '" + queueName
+          + "' must have 1 to 80 letters, digits, '-' or '_', a FIFO queue's name ending in"
+          + " .fifo (counted)", "check the queue's name");
+    }
+    this.fifo = SqsRules.isFifoQueueName(queueName);
+    this.endpoint = reader.text(ENDPOINT).flatMap(this::endpoint).or(this::endpointOfLocalQueue);
+    this.region = reader.text(REGION).flatMap(this::region).or(this::regionOfQueueUrl);
+    this.accessKeyId = reader.text(ACCESS_KEY_ID);
+    this.secretAccessKey = reader.text(SECRET_ACCESS_KEY);
+    this.sessionToken = reader.text(SESSION_TOKEN);
+    checkCredentials();
+    checkOrdering(reader.context().ordering());
+  }
+
+  Optional<URI> queueUrl() {
+    return queueUrl;
+  }
+
+  String queueName() {
+    return queueName;
+  }
+
+  /** A queue is named (validly or not): the FIFO-only keys can be judged. */
+  boolean queueKnown() {
+    return !queueName.isEmpty();
+  }
+
+  String queueSetting() {
+    return reader.fullKey(queueKey) + "=" + queueValue;
+  }
+
+  boolean fifo() {
+    return fifo;
+  }
+
+  Optional<URI> endpoint() {
+    return endpoint;
+  }
+
+  Optional<String> region() {
+    return region;
+  }
+
+  Optional<String> accessKeyId() {
+    return accessKeyId;
+  }
+
+  Optional<String> secretAccessKey() {
+    return secretAccessKey;
+  }
+
+  Optional<String> sessionToken() {
+    return sessionToken;
+  }
+
+  private Optional<URI> queueUrl(String value) {
+    URI uri = uri(value);
+    if (uri == null || !isHttp(uri) || uri.getRawQuery() != null || uri.getRawFragment() != null
+        || lastPathSegment(uri).isEmpty()) {
+      reader.problem(QUEUE_URL, value, "is not a queue URL (http or https, a host, and a path"
+          + " ending in the queue name)", "copy the URL from the SQS console or from GetQueueUrl,"
+          + " e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/"
+          + reader.context().outbox() + ".fifo");
+      return Optional.empty();
+    }
+    return Optional.of(uri);
+  }
+
+  private Optional<URI> endpoint(String value) {
+    URI uri = uri(value);
+    if (uri == null || !isHttp(uri) || uri.getRawQuery() != null || uri.getRawFragment() != null
+        || (uri.getRawPath() != null && !uri.getRawPath().isEmpty()
+            && !uri.getRawPath().equals("/"))) {
+      reader.problem(ENDPOINT, value, "is not an endpoint URL (http or https, a host and an"
+          + " optional port, no path)", "set e.g. http://localhost:9324 for ElasticMQ, or remove"
+          + " it to use the region's AWS endpoint");
+      return Optional.empty();
+    }
+    return Optional.of(uri);
+  }
+
+  /** A queue URL outside AWS (ElasticMQ, LocalStack) is served at its own address. */
+  private Optional<URI> endpointOfLocalQueue() {
+    return queueUrl.filter(url -> awsRegionOf(url) == null
+            && !url.getHost().endsWith(".amazonaws.com")
+            && !url.getHost().endsWith(".amazonaws.com.cn")
+            && !url.getHost().endsWith(".api.aws"))
+        .map(url -> URI.create(url.getScheme() + "://" + url.getRawAuthority()));
+  }
+
+  private Optional<String> region(String value) {
+    Pattern rule = endpoint.isPresent() ? ANY_REGION : AWS_REGION;
+    if (!rule.matcher(value).matches()) {
+      reader.problem(REGION, value, endpoint.isPresent()
+              ? "is not a region name (lower-case letters, digits and '-')"
+              : "is not an AWS region name such as eu-west-1 or us-east-1",
+          "set the region of the queue");
+      return Optional.empty();
+    }
+    String urlRegion = queueUrl.map(SqsQueueSettings::awsRegionOf).orElse(null);
+    if (urlRegion != null && !urlRegion.equals(value)) {
+      reader.problem(REGION, value, "differs from the region of " + reader.fullKey(QUEUE_URL)
+          + " (" + urlRegion + ")", "remove it (the queue URL tells the region) or fix one of"
+          + " them");
+    }
+    return Optional.of(value);
+  }
+
+  private Optional<String> regionOfQueueUrl() {
+    return queueUrl.map(SqsQueueSettings::awsRegionOf);
+  }
+
+  private static String awsRegionOf(URI url) {
+    Matcher host = AWS_QUEUE_HOST.matcher(url.getHost());
+    if (!host.matches()) {
+      return null;
+    }
+    return host.group(1) != null ? host.group(1) : host.group(2);
+  }
+
+  private void checkCredentials() {
+    String id = reader.fullKey(ACCESS_KEY_ID);
+    String secret = reader.fullKey(SECRET_ACCESS_KEY);
+    if (accessKeyId.isPresent() && secretAccessKey.isEmpty()) {
+      reader.problem(SECRET_ACCESS_KEY, "(not set)", "is required when " + id + " is set: static"
+          + " credentials are a pair", "set it, or remove " + id + " to use the SDK's default"
+          + " credentials chain");
+    }
+    if (secretAccessKey.isPresent() && accessKeyId.isEmpty()) {
+      reader.problem(ACCESS_KEY_ID, "(not set)", "is required when " + secret + " is set: static"
+          + " credentials are a pair", "set it, or remove " + secret + " to use the SDK's default"
+          + " credentials chain");
+    }
+    if (sessionToken.isPresent() && accessKeyId.isEmpty()) {
+      reader.problem(SESSION_TOKEN, "(hidden)", "only works with " + id + " and " + secret
+          + " (temporary credentials)", "set them, or remove it");
+    }
+  }
+
+  private void checkOrdering(Ordering ordering) {
+    if (!queueKnown() || fifo || ordering == Ordering.NONE) {
+      return;
+    }
+    String outbox = reader.context().outbox();
+    reader.problem(queueKey, queueValue, "names a standard queue (its name does not end in"
+        + " .fifo), but outbox '" + outbox + "' has ordering=" + ordering.configValue()
+        + ". Standard queues do not keep the order of messages (they deliver in any order and may"
+        + " deliver a message twice), so the outbox's order would be lost", "use a FIFO queue"
+        + " (its name ends in .fifo), or set outbox." + outbox + ".ordering=none if the order"
+        + " does not matter");
+  }
+
+  private static URI uri(String value) {
+    try {
+      URI uri = new URI(value);
+      return uri.isAbsolute() && uri.getHost() != null ? uri : null;
+    } catch (URISyntaxException e) {
+      return null;
+    }
+  }
+
+  private static boolean isHttp(URI uri) {
+    return "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
+  }
+
+  private static String lastPathSegment(URI uri) {
+    String path = uri.getPath() == null ? "" : uri.getPath();
+    while (path.endsWith("/")) {
+      path = path.substring(0, path.length() - 1);
+    }
+    return path.substring(path.lastIndexOf('/') + 1);
+  }
+}

@@ -1,0 +1,122 @@
+package dev.outboxer.sqs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxer.Ordering;
+import dev.outboxer.spi.MessageConstraints;
+import dev.outboxer.spi.OutboxRecord;
+import dev.outboxer.spi.Relay;
+import dev.outboxer.spi.RelayContext;
+import dev.outboxer.testing.TestRelayBatch;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** What {@code publish} refuses for an SQS outbox, and that the relay agrees at the limit. */
+class SqsMessageConstraintsTest {
+
+  @RegisterExtension static final EmbeddedElasticMq SQS = new EmbeddedElasticMq();
+
+  private static final Duration RELAY_TIMEOUT = Duration.ofSeconds(10);
+
+  private static RelayContext context(Map<String, String> extra) {
+    Map<String, String> properties = new HashMap<>();
+    properties.put("queue-url", "https://sqs.eu-west-1.amazonaws.com/123456789012/orders.fifo");
+    properties.putAll(extra);
+    return new RelayContext("orders", Ordering.GROUP, 1, RELAY_TIMEOUT, properties);
+  }
+
+  private static final MessageConstraints CONSTRAINTS =
+      new SqsRelayProvider().constraints(context(Map.of()));
+
+  @ParameterizedTest
+  @ValueSource(strings = {"x-tenant", "trace.id", "Tenant_ID", "a", "awsx", "amazonia.x"})
+  void a_valid_attribute_name_and_value_pass(String name) {
+    assertThat(CONSTRAINTS.checkHeader(name, "acme ünïcode 🎉 \t\n")).isNull();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', value = {
+    "a b | only letters, digits, '-', '_' and '.' are allowed",
+    "tenänt | only letters, digits, '-', '_' and '.' are allowed",
+    "a:b | only letters, digits, '-', '_' and '.' are allowed",
+    ".hidden | may not start or end with '.' nor contain '..'",
+    "trailing. | may not start or end with '.' nor contain '..'",
+    "a..b | may not start or end with '.' nor contain '..'",
+    "AWS.TraceHeader | names starting with 'AWS.' or 'Amazon.' (any case) are reserved by AWS",
+    "amazon.x | names starting with 'AWS.' or 'Amazon.' (any case) are reserved by AWS",
+  })
+  void a_name_sqs_refuses_is_refused_at_publish(String name, String rule) {
+    assertThat(CONSTRAINTS.checkHeader(name, "v"))
+        .startsWith("is not a valid SQS message attribute name: ").endsWith(rule);
+  }
+
+  @Test
+  void a_name_longer_than_256_characters_is_refused() {
+    assertThat(CONSTRAINTS.checkHeader("n".repeat(256), "v")).isNull();
+    assertThat(CONSTRAINTS.checkHeader("n".repeat(257), "v")).contains("1 to 256 characters");
+  }
+
+  @Test
+  void an_empty_value_or_a_character_sqs_refuses_is_refused_at_publish() {
+    assertThat(CONSTRAINTS.checkHeader("x", ""))
+        .isEqualTo("has an empty value, which SQS refuses for a message attribute");
+    assertThat(CONSTRAINTS.checkHeader("x", "bell\u0007")).startsWith(
+        "has the character U+0007 in its value, which SQS refuses (allowed: tab, line feed,");
+    assertThat(CONSTRAINTS.checkHeader("x", "\uFFFF")).startsWith("has the character U+FFFF");
+  }
+
+  @Test
+  void the_size_limits_leave_room_for_the_relays_own_attributes_at_their_smallest() {
+    // outbox-id + Number + 1, outbox-name + String + orders, outbox-type + String + 1 char,
+    // outbox-content-type + String + 1 char, outbox-partition + Number + 1,
+    // outbox-fencing-token + Number + 1
+    long own = 16 + 23 + 18 + 26 + 23 + 27;
+    assertThat(CONSTRAINTS.maxPayloadBytes()).isEqualTo(262_144 - own);
+    assertThat(CONSTRAINTS.maxHeaderBytes()).isEqualTo(262_144 - own - 1 - 6);
+    MessageConstraints larger =
+        new SqsRelayProvider().constraints(context(Map.of("max-message-size", "1048576")));
+    assertThat(larger.maxPayloadBytes()).isEqualTo(1_048_576 - own);
+  }
+
+  @Test
+  void the_relay_sends_the_largest_payload_publish_allows_and_refuses_one_byte_more()
+      throws Exception {
+    String queue = SQS.createFifoQueue("largest.fifo");
+    Map<String, String> settings = new HashMap<>(SQS.relaySettings(queue));
+    RelayContext context =
+        new RelayContext("orders", Ordering.GROUP, 1, RELAY_TIMEOUT, settings);
+    long largest = new SqsRelayProvider().constraints(context).maxPayloadBytes();
+    // The smallest own attributes: id 1, partition 0, token 1, one-character type; the content
+    // type "json" is 3 bytes longer than the smallest, and there is no group key.
+    OutboxRecord fits = record(1, largest - 3);
+    OutboxRecord tooLarge = record(2, largest - 2);
+    TestRelayBatch batch = new TestRelayBatch(Ordering.NONE, List.of(fits, tooLarge),
+        RELAY_TIMEOUT);
+
+    try (Relay relay = new SqsRelayProvider().create(context)) {
+      relay.relay(batch);
+      batch.end();
+    }
+
+    assertThat(batch.confirmed()).containsExactly(fits);
+    assertThat(batch.failure(tooLarge)).hasMessageContaining("it takes 262145 bytes (body and"
+        + " message attributes), more than the queue's maximum message size of 262144 bytes");
+    assertThat(new QueueReader(SQS.client(), queue).poll()).isEqualTo(1);
+  }
+
+  private static OutboxRecord record(long id, long payloadBytes) {
+    byte[] payload = new byte[(int) payloadBytes];
+    java.util.Arrays.fill(payload, (byte) 'x');
+    // ungrouped on a FIFO queue: only the group id, which does not count towards the size
+    return new OutboxRecord(id, "orders", 0, null, "T", "json", payload, Map.of(), 0,
+        Instant.now());
+  }
+}

@@ -61,6 +61,6 @@ final class OutboxerTables {
    * transaction commits, so this asks the core's (internal) hash instead of reading the row.
    */
   static int partitionOf(String groupKey, int partitions) {
-    return GroupHash.partition(groupKey, partitions);
+    return GroupHash.partition(GroupHash.partitionKey(groupKey), partitions);
   }
 }

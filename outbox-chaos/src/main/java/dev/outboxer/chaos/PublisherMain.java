@@ -100,7 +100,8 @@ public final class PublisherMain {
               committedMessages.addAndGet(count);
             } catch (IntentionalRollback expected) {
               rolledBackMessages.addAndGet(count);
-            } catch (Exception e) {
+            } catch (Exception | LinkageError e) {
+              // LinkageError too: a core that changed under the suite must show, not end the thread silently.
               failedMessages.addAndGet(count);
               String kind = e.getClass().getSimpleName() + ": " + e.getMessage();
               if (failures.merge(kind, 1L, Long::sum) == 1) {

@@ -1,0 +1,128 @@
+package dev.outboxer.chaos;
+
+import jakarta.jms.JMSConsumer;
+import jakarta.jms.JMSContext;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * Reads what reaches the broker (the JMS queue, or the Kafka topic with {@code read_committed})
+ * and records every arrival in the destination database as an ACCEPTED delivery, stamped by the
+ * same clock as the faults. The batch of an arrival is its fencing token (the consumer cannot see
+ * batches); messages without the token header count as token 0 and partition -1 (the checker then
+ * takes the partition from the ledger).
+ */
+final class BrokerConsumer implements AutoCloseable {
+
+  /** Kafka's and Artemis' clients log their whole configuration at INFO; the run's output stays short. Held: JUL keeps loggers weakly. */
+  private static final List<Logger> QUIET =
+      List.of(Logger.getLogger("org.apache.kafka"), Logger.getLogger("org.apache.activemq"));
+
+  static {
+    QUIET.forEach(logger -> logger.setLevel(Level.WARNING));
+  }
+
+  private final Thread thread;
+  private final AtomicLong received = new AtomicLong();
+  private volatile boolean stopping;
+  private volatile Exception failure;
+
+  BrokerConsumer(ChaosSettings settings, Databases databases, Destination destination) {
+    thread = new Thread(() -> {
+      try (Connection connection = databases.destination("chaos-consumer")) {
+        if (settings.relay().equals("jms")) {
+          consumeJms(settings, connection, destination);
+        } else {
+          consumeKafka(settings, connection, destination);
+        }
+      } catch (Exception e) {
+        failure = e;
+      }
+    }, "chaos-consumer");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  long received() {
+    return received.get();
+  }
+
+  private void consumeJms(ChaosSettings settings, Connection connection, Destination destination) throws Exception {
+    try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory("tcp://" + settings.broker());
+        JMSContext context = factory.createContext(JMSContext.CLIENT_ACKNOWLEDGE);
+        JMSConsumer consumer = context.createConsumer(context.createQueue(NodeConfig.QUEUE_NAME))) {
+      while (!stopping) {
+        Message message = consumer.receive(500);
+        if (message == null) {
+          continue;
+        }
+        long token = longProperty(message, "outboxFencingToken", 0);
+        int partition = (int) longProperty(message, "outboxPartition", -1);
+        record(connection, destination, message.getLongProperty("outboxId"), message.getStringProperty("outboxGroupKey"),
+            partition, token);
+        message.acknowledge();
+      }
+    }
+  }
+
+  private static long longProperty(Message message, String name, long absent) throws JMSException {
+    return message.propertyExists(name) ? Long.parseLong(message.getObjectProperty(name).toString()) : absent;
+  }
+
+  private void consumeKafka(ChaosSettings settings, Connection connection, Destination destination) throws Exception {
+    Map<String, Object> config = Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.broker(),
+        ConsumerConfig.GROUP_ID_CONFIG, "chaos-checker",
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "true");
+    try (KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(config, new StringDeserializer(), new ByteArrayDeserializer())) {
+      consumer.subscribe(List.of(NodeConfig.TOPIC));
+      while (!stopping) {
+        for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+          long id = Long.parseLong(header(record, "outbox-id", "0"));
+          long token = Long.parseLong(header(record, "outbox-fencing-token", "0"));
+          int partition = Integer.parseInt(header(record, "outbox-partition", "-1"));
+          record(connection, destination, id, header(record, "outbox-group-key", null), partition, token);
+        }
+      }
+    }
+  }
+
+  private static String header(ConsumerRecord<String, byte[]> record, String name, String absent) {
+    Header header = record.headers().lastHeader(name);
+    return header == null ? absent : new String(header.value(), StandardCharsets.UTF_8);
+  }
+
+  private void record(Connection connection, Destination destination, long id, String group, int partition, long token)
+      throws Exception {
+    destination.attempt(connection, id, group, partition, token, "consumer", "token-" + token, 0, 0, Destination.ACCEPTED,
+        null);
+    received.incrementAndGet();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    stopping = true;
+    thread.join(10_000);
+    if (failure != null) {
+      throw new IllegalStateException("The chaos consumer failed: what reached the broker is not fully recorded", failure);
+    }
+  }
+}

@@ -1,0 +1,72 @@
+package dev.outboxer.chaos;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The named runs of the README.
+ *
+ * <ul>
+ *   <li>{@code short}: the defaults of {@link ChaosSettings} (about 2 minutes: 3 workers, 4
+ *       partitions, 3,000 messages over 100 groups, every fault kind for 80 s);</li>
+ *   <li>{@code control}: the short run with fencing off, shorter (60 s of faults, 2,000 messages);
+ *       every pause also loses its database sessions, as every relay hang does in both runs;</li>
+ *   <li>{@code long}: 100,000 messages over 1,000 groups, 3 workers, 8 partitions, 6 minutes of
+ *       faults.</li>
+ * </ul>
+ */
+final class Presets {
+
+  private Presets() {}
+
+  static ChaosSettings control() {
+    return ChaosSettings.defaults()
+        .with("run", "control")
+        .with("fencing", "off")
+        .with("messages", "2000")
+        .with("fault-period", "60s")
+        .with("faults", "pause,connections,kill")
+        .with("pause-cut-rate", "1")
+        .with("fault-every", "3s");
+  }
+
+  static ChaosSettings longRun() {
+    return ChaosSettings.defaults()
+        .with("run", "long")
+        .with("messages", "100000")
+        .with("groups", "1000")
+        .with("partitions", "8")
+        .with("publisher-threads", "6")
+        .with("fault-period", "6m")
+        .with("record-delay", "0ms")
+        .with("batch-size", "50")
+        .with("drain-timeout", "5m");
+  }
+
+  /** The preset named by a {@code preset=} argument (default {@code short}), then the other arguments over it. */
+  static ChaosSettings apply(String... args) {
+    ChaosSettings settings = ChaosSettings.defaults();
+    List<String> rest = new ArrayList<>();
+    for (String arg : args) {
+      String plain = arg.startsWith("--") ? arg.substring(2) : arg;
+      if (plain.startsWith("preset=")) {
+        settings = switch (plain.substring(7)) {
+          case "short" -> ChaosSettings.defaults();
+          case "control" -> control();
+          case "long" -> longRun();
+          default -> throw new IllegalArgumentException(arg + " is not a preset: use short, control or long");
+        };
+      } else {
+        rest.add(plain);
+      }
+    }
+    for (String arg : rest) {
+      int eq = arg.indexOf('=');
+      if (eq < 1) {
+        throw new IllegalArgumentException("Chaos argument '" + arg + "' is not key=value");
+      }
+      settings = settings.with(arg.substring(0, eq), arg.substring(eq + 1));
+    }
+    return settings;
+  }
+}

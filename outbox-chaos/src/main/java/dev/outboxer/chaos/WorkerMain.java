@@ -1,0 +1,50 @@
+package dev.outboxer.chaos;
+
+import dev.outboxer.testing.OutboxTestContainer;
+
+/**
+ * A worker process: one Outboxer node ({@code outbox.worker=executor}, {@code
+ * outbox.node-id=<node>}) on the run's outbox and relay, until it is killed. Prints {@value
+ * #READY} once its workers run. Its connections to the outbox database carry the
+ * application name {@code chaos-<node>} (PostgreSQL) so the orchestrator can end them.
+ *
+ * <p>Arguments: the run's settings as {@code key=value}, then {@code node=worker-<n>}, {@code
+ * incarnation=<k>} and {@code dir=<run directory>}.
+ */
+public final class WorkerMain {
+
+  static final String READY = "chaos worker ready";
+
+  private WorkerMain() {}
+
+  public static void main(String[] args) throws Exception {
+    ChaosSettings settings = ChaosSettings.parse(NodeArgs.settings(args));
+    String node = NodeArgs.value(args, "node");
+    int incarnation = Integer.parseInt(NodeArgs.value(args, "incarnation"));
+    Databases databases = new Databases(settings.database());
+    NodeArgs.useUrl(settings.database(), databases.workerUrl("chaos-" + node));
+    TableRelay.use(new TableRelay.Context(settings, node, incarnation, databases, new Destination(databases)));
+    JmsBeans.broker = settings.broker();
+    boolean xa = settings.relay().equals("jms");
+    if (xa) {
+      XaRecovery.configure();
+    }
+
+    OutboxTestContainer container = OutboxTestContainer.builder(settings.database())
+        .keepSchema()
+        .config(NodeConfig.worker(settings, node))
+        .beans(NodeArgs.relayBeans(settings))
+        .poolSize(settings.partitions() + 4)
+        .start();
+    Runtime.getRuntime().addShutdownHook(new Thread(container::close, "chaos-worker-shutdown"));
+    if (xa) {
+      XaRecovery.start(settings.database(), settings.broker());
+    }
+    System.out.println(READY + ": " + node + " incarnation " + incarnation + " pid " + ProcessHandle.current().pid()
+        + (NodeConfig.coreKnowsLease() ? " (lease " + settings.lease() + ")" : " (the core has no lease setting yet)"));
+    System.out.flush();
+    while (true) {
+      Thread.sleep(60_000);
+    }
+  }
+}

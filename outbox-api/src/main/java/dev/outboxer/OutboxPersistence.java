@@ -12,23 +12,34 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.Target;
 
 /**
- * Marks the {@code EntityManager} Outboxer writes and reads its tables with. The application
- * produces it once, from the persistence unit that holds its business entities, so that messages
- * commit with them:
+ * Marks where Outboxer writes its rows, so that they commit with the business data: the JTA {@code
+ * DataSource} that holds it, or the {@code EntityManager} of the persistence unit that does. The
+ * application produces one of them once:
  *
  * <pre>{@code
  * @ApplicationScoped
  * public class OutboxPersistenceProducer {
  *     @Produces @OutboxPersistence
- *     @PersistenceContext(unitName = "orders")
- *     EntityManager em;
+ *     @Resource(lookup = "jdbc/orders")       // the data source of the orders
+ *     DataSource dataSource;
  * }
  * }</pre>
  *
- * <p>The EntityManager must be transaction-scoped and join JTA transactions (a container-managed
- * persistence context, or a {@code @TransactionScoped} one in Java SE). If no {@code
- * EntityManager} carries this qualifier, Outboxer uses the application's {@code @Default} one, if
- * there is exactly one.
+ * <p>or, for an application that works through JPA:
+ *
+ * <pre>{@code
+ *     @Produces @OutboxPersistence
+ *     @PersistenceContext(unitName = "orders")
+ *     EntityManager entityManager;
+ * }</pre>
+ *
+ * <p>The data source must be a JTA one (its connections join the caller's transaction: the default
+ * for {@code <dataSource>} on Open Liberty and a non-{@code jta="false"} data source on WildFly); the
+ * EntityManager must be transaction-scoped (a container-managed persistence context, or a {@code
+ * @TransactionScoped} one in Java SE). A data source is the shorter path: Outboxer then opens no
+ * persistence context of its own. Instead of a producer, {@code outbox.datasource=jdbc/orders}
+ * names the data source by its JNDI name. Without any of these, Outboxer uses the application's
+ * {@code @Default} EntityManager if there is exactly one.
  */
 @Qualifier
 @Documented

@@ -41,7 +41,7 @@ final class OutboxerNodes implements AutoCloseable {
   OutboxerNodes(BenchSettings settings) throws Exception {
     this.settings = settings;
     this.raw = new RawJdbc(settings.database());
-    this.publisher = start(OutboxTestContainer.builder(settings.database()), "none");
+    this.publisher = start(OutboxTestContainer.builder(settings.database()).viaDataSource(), "none");
     List<String> mismatchesP1 = List.of();
     List<String> mismatchesP4 = List.of();
     RawJdbc.Template p1;
@@ -81,7 +81,7 @@ final class OutboxerNodes implements AutoCloseable {
           + " per-connection equivalent. Indicates a bug in the benchmark.");
     }
     if (asyncCommitPublisher == null) {
-      asyncCommitPublisher = start(OutboxTestContainer.builder(settings.database()).keepSchema()
+      asyncCommitPublisher = start(OutboxTestContainer.builder(settings.database()).viaDataSource().keepSchema()
           .jdbcUrl(asynchronousCommitUrl(settings.database().url())), "none");
       requireSynchronousCommit(asyncCommitPublisher, "off");
     }
@@ -90,7 +90,7 @@ final class OutboxerNodes implements AutoCloseable {
 
   /** A new node whose workers relay {@code outbox} through {@link BenchRelay}. */
   static OutboxTestContainer workerNode(BenchSettings settings, String outbox) {
-    return OutboxTestContainer.builder(settings.database()).keepSchema()
+    return OutboxTestContainer.builder(settings.database()).viaDataSource().keepSchema()
         .config("outbox.worker", "executor")
         .config(outboxConfig(settings, outbox))
         .beans(BenchRelay.class)

@@ -117,7 +117,7 @@ public final class OutboxTestContainer implements AutoCloseable {
 
       Weld builderWeld = new Weld("outboxer-test-" + CONTAINERS.incrementAndGet())
           .skipShutdownHook()
-          .addExtension(new Infrastructure(entityManagerFactory, clock));
+          .addExtension(new Infrastructure(entityManagerFactory, clock, builder.viaDataSource ? dataSource : null));
       builder.beans.forEach(builderWeld::addBeanClass);
       weld = builderWeld.initialize();
     } catch (RuntimeException | SQLException e) {
@@ -241,6 +241,7 @@ public final class OutboxTestContainer implements AutoCloseable {
     private boolean resetSchema = true;
     private int poolSize = 20;
     private String jdbcUrl;
+    private boolean viaDataSource;
 
     private Builder(TestDatabase database) {
       this.database = database;
@@ -295,6 +296,15 @@ public final class OutboxTestContainer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Gives Outboxer the pool as an {@code @OutboxPersistence DataSource} bean, as an application
+     * that produces its data source does; by default Outboxer goes through the EntityManager.
+     */
+    public Builder viaDataSource() {
+      viaDataSource = true;
+      return this;
+    }
+
     public Builder poolSize(int size) {
       poolSize = size;
       return this;
@@ -324,10 +334,12 @@ public final class OutboxTestContainer implements AutoCloseable {
   static final class Infrastructure implements Extension {
     private final EntityManagerFactory entityManagerFactory;
     private final Clock clock;
+    private final javax.sql.DataSource outboxDataSource;
 
-    Infrastructure(EntityManagerFactory entityManagerFactory, Clock clock) {
+    Infrastructure(EntityManagerFactory entityManagerFactory, Clock clock, javax.sql.DataSource outboxDataSource) {
       this.entityManagerFactory = entityManagerFactory;
       this.clock = clock;
+      this.outboxDataSource = outboxDataSource;
     }
 
     void register(@Observes AfterBeanDiscovery discovery) {
@@ -343,6 +355,12 @@ public final class OutboxTestContainer implements AutoCloseable {
       discovery.<Clock>addBean()
           .types(Clock.class, Object.class)
           .produceWith(instance -> clock);
+      if (outboxDataSource != null) {
+        discovery.<javax.sql.DataSource>addBean()
+            .types(javax.sql.DataSource.class, Object.class)
+            .qualifiers(OutboxPersistenceQualifier.INSTANCE, Any.Literal.INSTANCE)
+            .produceWith(instance -> outboxDataSource);
+      }
     }
   }
 }

@@ -40,9 +40,11 @@ import org.eclipse.microprofile.config.ConfigProvider;
  */
 public class OutboxExtension implements Extension {
 
-  static final String MISSING_ENTITY_MANAGER = "Outboxer needs the EntityManager of the persistence unit that holds"
-      + " your business entities, so that messages commit with them: produce one with @Produces @OutboxPersistence"
-      + " (for example on a field annotated @PersistenceContext(unitName = \"...\"))";
+  static final String MISSING_ENTITY_MANAGER = "Outboxer needs to know where your business data lives, so that"
+      + " messages commit with it: produce the JTA data source with @Produces @OutboxPersistence (for example on a"
+      + " field annotated @Resource(lookup = \"jdbc/orders\")), or set outbox.datasource=jdbc/orders, or produce your"
+      + " persistence unit's EntityManager with @Produces @OutboxPersistence (on a field annotated"
+      + " @PersistenceContext(unitName = \"...\"))";
 
   private final Set<Class<?>> outboxedTypes = ConcurrentHashMap.newKeySet();
   private volatile OutboxConfiguration configuration;
@@ -100,7 +102,8 @@ public class OutboxExtension implements Extension {
             + new TreeSet<>(read.outboxes().keySet()) + ")." + Suggestions.didYouMean(outbox, read.outboxes().keySet())));
       }
     }
-    if (!read.outboxes().isEmpty()
+    if (!read.outboxes().isEmpty() && read.dataSource().isEmpty()
+        && beans.getBeans(javax.sql.DataSource.class, OutboxPersistenceLiteral.INSTANCE).isEmpty()
         && beans.getBeans(EntityManager.class, OutboxPersistenceLiteral.INSTANCE).isEmpty()
         && beans.getBeans(EntityManager.class, Default.Literal.INSTANCE).size() != 1) {
       validation.addDeploymentProblem(new OutboxConfigurationException(

@@ -46,6 +46,7 @@ public final class ConfigKeys {
   public static final String METRICS_REFRESH = "outbox.metrics.refresh-interval";
   public static final String NODE_ID = "outbox.node-id";
   public static final String SCHEMA = "outbox.schema";
+  public static final String DATASOURCE = "outbox.datasource";
 
   public static final String DEFAULT_WORKER_EXECUTOR = "java:comp/DefaultManagedScheduledExecutorService";
   public static final Duration DEFAULT_METRICS_REFRESH = Duration.ofSeconds(5);

@@ -26,12 +26,13 @@ import java.util.regex.Pattern;
 public final class OutboxConfigReader {
 
   private static final Pattern RELAY_KEY = Pattern.compile("outbox\\.([^.]+)\\.relay");
-  private static final Set<String> RESERVED_NAMES = Set.of("worker", "database", "metrics", "node-id");
+  private static final Set<String> RESERVED_NAMES = Set.of("worker", "database", "metrics", "node-id", "schema",
+      "datasource", "health", "admin");
   private static final Set<String> OUTBOX_KEYS =
       Set.of(RELAY, ORDERING, PARTITIONS, MAX_ATTEMPTS, BACKOFF_MIN, BACKOFF_MAX, SERIALIZE_WRITES,
           BATCH_SIZE, POLL_INTERVAL, MAX_POLL_INTERVAL, RELAY_TIMEOUT, TRANSACTION_TIMEOUT, MAX_PAYLOAD_SIZE);
   private static final Set<String> GLOBAL_KEYS =
-      Set.of(WORKER, WORKER_EXECUTOR, WORKER_THREADS, DATABASE, METRICS_REFRESH, NODE_ID, SCHEMA);
+      Set.of(WORKER, WORKER_EXECUTOR, WORKER_THREADS, DATABASE, METRICS_REFRESH, NODE_ID, SCHEMA, DATASOURCE);
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(b|kb|kib|mb|mib|gb|gib)?");
 
   private final Function<String, Optional<String>> lookup;
@@ -130,7 +131,7 @@ public final class OutboxConfigReader {
         .orElse(SchemaMode.VALIDATE);
 
     OutboxConfiguration configuration = new OutboxConfiguration(outboxes, mode, lookup.apply(WORKER_EXECUTOR), threads,
-        database, metricsRefresh, nodeId, schema);
+        database, metricsRefresh, nodeId, schema, lookup.apply(DATASOURCE).map(String::trim));
     return new Result(configuration, List.copyOf(problems));
   }
 

@@ -13,6 +13,8 @@ import java.util.TreeMap;
  *     one, or a plain pool where JNDI is not available
  * @param workerThreads size of the plain pool used in Java SE; 0 means one per partition, at most 16
  * @param database the configured database kind; empty means detect it
+ * @param dataSource the JNDI name of the JTA data source to write through ({@code outbox.datasource});
+ *     empty means a {@code @OutboxPersistence} DataSource bean, or the EntityManager
  */
 public record OutboxConfiguration(
     Map<String, OutboxSettings> outboxes,
@@ -22,7 +24,8 @@ public record OutboxConfiguration(
     Optional<String> database,
     Duration metricsRefresh,
     String nodeId,
-    SchemaMode schema) {
+    SchemaMode schema,
+    Optional<String> dataSource) {
 
   public OutboxConfiguration {
     outboxes = Map.copyOf(outboxes);

@@ -47,9 +47,18 @@ abstract class PublishContractTest {
 
   abstract TestDatabase database();
 
+  /** Whether Outboxer gets the pool as an @OutboxPersistence DataSource instead of the EntityManager. */
+  boolean viaDataSource() {
+    return false;
+  }
+
   @BeforeAll
   void start() {
-    container = OutboxTestContainer.builder(database())
+    OutboxTestContainer.Builder builder = OutboxTestContainer.builder(database());
+    if (viaDataSource()) {
+      builder.viaDataSource();
+    }
+    container = builder
         .config("outbox.worker", "none")
         .config("outbox.orders.relay", "recording")
         .config("outbox.orders.partitions", String.valueOf(PARTITIONS))

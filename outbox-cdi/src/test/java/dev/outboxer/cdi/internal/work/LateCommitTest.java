@@ -26,7 +26,8 @@ class LateCommitTest {
 
   @Test
   void a_late_commit_below_the_cursor_is_relayed_and_keeps_its_group_in_order() throws Exception {
-    try (OutboxTestContainer container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL)
+    // Through the data source (publishers and workers): the EntityManager path is covered by the other worker tests.
+    try (OutboxTestContainer container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL).viaDataSource()
         .config("outbox.orders.relay", "recording")
         .config("outbox.orders.partitions", "1")
         .config("outbox.orders.serialize-writes", "true")

@@ -1,0 +1,16 @@
+package dev.outboxer.cdi.internal.publish;
+
+import dev.outboxer.testing.TestDatabase;
+
+/** The publish contract with the data source given to Outboxer directly, not through the EntityManager. */
+class MariaDbPublishViaDataSourceTest extends PublishContractTest {
+  @Override
+  TestDatabase database() {
+    return TestDatabase.MARIADB;
+  }
+
+  @Override
+  boolean viaDataSource() {
+    return true;
+  }
+}

@@ -100,9 +100,13 @@ public interface OutboxAdmin {
   int discardDeadGroup(String outbox, String groupKey);
 
   /**
-   * Revives dead messages: they become pending again with their attempts reset, keep their
-   * original ids, and go out as soon as a worker next reads their partition. By then later messages
-   * of their group may already have been delivered: a revived message comes <i>after</i> them.
+   * Revives dead messages as new messages: each becomes pending again under a <b>new id</b> (taken
+   * from the message sequence in the order of the old ids), with its attempts reset, and goes out as
+   * soon as a worker next reads its partition. By then later messages of its group may already have
+   * been delivered: a revived message comes <i>after</i> them, and its new id says so. Consumers that
+   * drop duplicates by the last id per group (the inbox) therefore accept it once, and brokers that
+   * drop repeated ids (SQS FIFO's deduplication id) do not mistake it for a duplicate. The old id is
+   * gone; the INFO log line of the revival lists old and new ids.
    *
    * @param outbox the outbox name
    * @param ids the ids of the dead messages to revive; none means all dead messages of the outbox.

@@ -117,24 +117,38 @@ public class OutboxAdminBean implements OutboxAdmin {
   public int retryDead(String outbox, long... ids) {
     configuration.require(outbox);
     List<Long> list = ids == null || ids.length == 0 ? null : Arrays.stream(ids).distinct().boxed().toList();
-    int revived = call(connection -> statements.revive(connection, outbox, list, null, time.nowUtc()));
-    if (revived > 0) {
-      LOG.info("Outbox '" + outbox + "': revived " + revived + " dead message(s)" + (list == null ? "" : " of " + list));
-      wakeAfterCommit(outbox);
-    }
-    return revived;
+    return revived(outbox, "", call(connection -> statements.revive(connection, outbox, list, null,
+        time.nowUtc())));
   }
 
   @Override
   public int retryDeadGroup(String outbox, String groupKey) {
     configuration.require(outbox);
     Objects.requireNonNull(groupKey, "groupKey");
-    int revived = call(connection -> statements.revive(connection, outbox, null, groupKey, time.nowUtc()));
-    if (revived > 0) {
-      LOG.info("Outbox '" + outbox + "': revived " + revived + " dead message(s) of group '" + groupKey + "'");
+    return revived(outbox, " of group '" + groupKey + "'", call(connection -> statements.revive(connection, outbox,
+        null, groupKey, time.nowUtc())));
+  }
+
+  /** Logs the old and new ids (operators and consumers look for the old one) and wakes the workers. */
+  private int revived(String outbox, String which, java.util.Map<Long, Long> oldToNewIds) {
+    if (!oldToNewIds.isEmpty()) {
+      LOG.info("Outbox '" + outbox + "': revived " + oldToNewIds.size() + " dead message(s)" + which
+          + " as new messages (old id=new id): " + abbreviated(oldToNewIds));
       wakeAfterCommit(outbox);
     }
-    return revived;
+    return oldToNewIds.size();
+  }
+
+  private static String abbreviated(java.util.Map<Long, Long> ids) {
+    StringBuilder text = new StringBuilder();
+    int shown = 0;
+    for (java.util.Map.Entry<Long, Long> entry : ids.entrySet()) {
+      if (shown == 20) {
+        return text.append(" and ").append(ids.size() - shown).append(" more").toString();
+      }
+      text.append(shown++ == 0 ? "" : ", ").append(entry.getKey()).append('=').append(entry.getValue());
+    }
+    return text.toString();
   }
 
   @Override

@@ -26,6 +26,11 @@ public class Jdbc {
 
   private volatile ConnectionAccess access;
 
+  /** Whether Outboxer's SQL goes through a data source rather than through an EntityManager. */
+  public boolean viaDataSource() {
+    return dataSources.dataSource() != null;
+  }
+
   /** Runs the work on the current transaction's connection; must be called inside a JTA transaction. */
   public <T> T call(SqlWork<T> work) throws SQLException {
     DataSource dataSource = dataSources.dataSource();

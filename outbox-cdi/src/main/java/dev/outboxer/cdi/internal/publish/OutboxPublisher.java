@@ -23,7 +23,6 @@ import dev.outboxer.spi.PayloadCodec;
 import dev.outboxer.spi.PublishInterceptor;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 import jakarta.transaction.Status;
 import java.sql.SQLException;
 import java.util.Map;
@@ -85,8 +84,9 @@ public class OutboxPublisher implements Outbox {
       throw MessageChecks.invalid(outbox, "message", "the message " + refused);
     }
 
-    EntityManager em = entityManagers.entityManager();
-    if (!em.isJoinedToTransaction()) {
+    // Through a JTA data source the connection is the transaction's by construction; through an
+    // EntityManager it is only if the EntityManager joined the transaction.
+    if (!jdbc.viaDataSource() && !entityManagers.entityManager().isJoinedToTransaction()) {
       throw new OutboxException("Outbox '" + outbox + "': the EntityManager Outboxer uses is not joined to the active"
           + " JTA transaction, so the message would not commit with it. Produce a container-managed (or"
           + " @TransactionScoped) EntityManager with @OutboxPersistence. Nothing was written.");

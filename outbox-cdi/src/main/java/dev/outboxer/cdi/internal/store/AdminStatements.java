@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -253,36 +254,87 @@ public class AdminStatements {
   }
 
   /**
-   * Makes dead messages pending again, due at once: their retry time is now, so a worker reads them
-   * through the index of waiting messages wherever its cursor stands.
+   * Makes dead messages pending again as new messages: each gets a new id from the message sequence,
+   * in the order of the old ids, so it comes after everything its group published meanwhile (which
+   * may already have been relayed) and a consumer that keeps the last id per group, or a broker that
+   * drops repeated ids (SQS FIFO), takes it for what it is, a message it has not seen. The old id
+   * is gone. Its retry time is now and its attempts start again at zero.
    *
    * @param ids the ids to revive, or null for all (of the group, if given)
+   * @return the revived messages as old id to new id, in the order of the old ids
    */
-  public int revive(Connection connection, String outbox, List<Long> ids, String groupKey, LocalDateTime now)
-      throws SQLException {
-    StringBuilder sql = new StringBuilder("UPDATE outbox_message SET status = 'PENDING', attempts = 0,"
-        + " next_attempt_at = ?, last_error = NULL WHERE outbox = ? AND status = 'DEAD'");
+  public Map<Long, Long> revive(Connection connection, String outbox, List<Long> ids, String groupKey,
+      LocalDateTime now) throws SQLException {
+    if (ids != null && ids.isEmpty()) {
+      return Map.of();
+    }
+    StringBuilder select = new StringBuilder("SELECT id FROM outbox_message WHERE outbox = ? AND status = 'DEAD'");
     if (ids != null) {
-      if (ids.isEmpty()) {
-        return 0;
-      }
-      sql.append(" AND id IN (").append(Sql.placeholders(ids.size())).append(')');
+      select.append(" AND id IN (").append(Sql.placeholders(ids.size())).append(')');
     }
     if (groupKey != null) {
-      sql.append(" AND group_key = ?");
+      select.append(" AND group_key = ?");
     }
-    try (PreparedStatement statement = connection.prepareStatement(sql.toString())) {
-      Sql.setUtc(statement, 1, now);
-      statement.setString(2, outbox);
-      int next = 3;
+    select.append(" ORDER BY id FOR UPDATE");
+    List<Long> dead = new ArrayList<>();
+    try (PreparedStatement statement = connection.prepareStatement(select.toString())) {
+      statement.setString(1, outbox);
+      int next = 2;
       if (ids != null) {
         next = Sql.setLongs(statement, next, ids);
       }
       if (groupKey != null) {
         statement.setString(next, groupKey);
       }
-      return statement.executeUpdate();
+      try (ResultSet rows = statement.executeQuery()) {
+        while (rows.next()) {
+          dead.add(rows.getLong(1));
+        }
+      }
     }
+    List<Long> newIds = nextMessageIds(connection, dead.size());
+    Map<Long, Long> revived = new LinkedHashMap<>();
+    try (PreparedStatement update = connection.prepareStatement("UPDATE outbox_message SET id = ?,"
+        + " status = 'PENDING', attempts = 0, next_attempt_at = ?, last_error = NULL WHERE id = ?")) {
+      for (int i = 0; i < dead.size(); i++) {
+        update.setLong(1, newIds.get(i));
+        Sql.setUtc(update, 2, now);
+        update.setLong(3, dead.get(i));
+        update.addBatch();
+        revived.put(dead.get(i), newIds.get(i));
+      }
+      update.executeBatch();
+    }
+    return revived;
+  }
+
+  /** Takes ids from the message sequence, ascending. */
+  private List<Long> nextMessageIds(Connection connection, int count) throws SQLException {
+    List<Long> ids = new ArrayList<>(count);
+    if (database.dialect() == Dialect.POSTGRESQL) {
+      try (PreparedStatement statement = connection.prepareStatement(
+          "SELECT nextval('outbox_message_seq') FROM generate_series(1, ?)")) {
+        statement.setInt(1, count);
+        try (ResultSet rows = statement.executeQuery()) {
+          while (rows.next()) {
+            ids.add(rows.getLong(1));
+          }
+        }
+      }
+    } else {
+      String sql = database.dialect() == Dialect.H2 ? "VALUES NEXT VALUE FOR outbox_message_seq"
+          : "SELECT NEXT VALUE FOR outbox_message_seq";
+      try (PreparedStatement statement = connection.prepareStatement(sql)) {
+        for (int i = 0; i < count; i++) {
+          try (ResultSet rows = statement.executeQuery()) {
+            rows.next();
+            ids.add(rows.getLong(1));
+          }
+        }
+      }
+    }
+    ids.sort(null);
+    return ids;
   }
 
   /** Pending messages per partition, for tests and operators. */

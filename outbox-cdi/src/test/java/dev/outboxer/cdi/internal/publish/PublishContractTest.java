@@ -232,7 +232,13 @@ abstract class PublishContractTest {
 
     assertThat(admin.retryDead("orders", ids.get(0))).as("not dead: ignored").isZero();
     assertThat(admin.retryDead("orders")).isEqualTo(1);
-    StoredMessage revived = container.tables().message(ids.get(1)).orElseThrow();
+    assertThat(container.tables().message(ids.get(1))).as("a revived message is a new message: the old id is gone")
+        .isEmpty();
+    List<StoredMessage> newer = container.tables().messages("orders").stream()
+        .filter(message -> message.id() > ids.get(3)).toList();
+    assertThat(newer).as("the revived message, under an id above every earlier one").hasSize(1);
+    StoredMessage revived = newer.get(0);
+    assertThat(revived.groupKey()).isEqualTo("admin");
     assertThat(revived.status()).isEqualTo("PENDING");
     assertThat(revived.attempts()).isZero();
     assertThat(revived.nextAttemptAt()).as("due at once: workers read it wherever their cursor stands").isNotNull();

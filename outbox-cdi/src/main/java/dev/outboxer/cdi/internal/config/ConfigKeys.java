@@ -47,6 +47,7 @@ public final class ConfigKeys {
   public static final String NODE_ID = "outbox.node-id";
   public static final String SCHEMA = "outbox.schema";
   public static final String DATASOURCE = "outbox.datasource";
+  public static final String WAKE_UP = "outbox.wake-up";
 
   public static final String DEFAULT_WORKER_EXECUTOR = "java:comp/DefaultManagedScheduledExecutorService";
   public static final Duration DEFAULT_METRICS_REFRESH = Duration.ofSeconds(5);

@@ -27,12 +27,13 @@ public final class OutboxConfigReader {
 
   private static final Pattern RELAY_KEY = Pattern.compile("outbox\\.([^.]+)\\.relay");
   private static final Set<String> RESERVED_NAMES = Set.of("worker", "database", "metrics", "node-id", "schema",
-      "datasource", "health", "admin");
+      "datasource", "health", "admin", "wake-up");
   private static final Set<String> OUTBOX_KEYS =
       Set.of(RELAY, ORDERING, PARTITIONS, MAX_ATTEMPTS, BACKOFF_MIN, BACKOFF_MAX, SERIALIZE_WRITES,
           BATCH_SIZE, POLL_INTERVAL, MAX_POLL_INTERVAL, RELAY_TIMEOUT, TRANSACTION_TIMEOUT, MAX_PAYLOAD_SIZE);
   private static final Set<String> GLOBAL_KEYS =
-      Set.of(WORKER, WORKER_EXECUTOR, WORKER_THREADS, DATABASE, METRICS_REFRESH, NODE_ID, SCHEMA, DATASOURCE);
+      Set.of(WORKER, WORKER_EXECUTOR, WORKER_THREADS, DATABASE, METRICS_REFRESH, NODE_ID, SCHEMA, DATASOURCE,
+          WAKE_UP);
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(b|kb|kib|mb|mib|gb|gib)?");
 
   private final Function<String, Optional<String>> lookup;
@@ -112,9 +113,9 @@ public final class OutboxConfigReader {
     int threads = positiveInt(WORKER_THREADS, 0, 1, 256);
     Optional<String> database = lookup.apply(DATABASE).map(value -> value.trim().toLowerCase(Locale.ROOT));
     database.ifPresent(value -> {
-      if (!Set.of("postgresql", "mariadb", "h2", "derby").contains(value)) {
-        problem(DATABASE, DATABASE + "=" + value + " is not a supported database: use postgresql, mariadb, h2 or derby, "
-            + "or remove the key to detect it");
+      if (!Set.of("postgresql", "mariadb", "h2").contains(value)) {
+        problem(DATABASE, DATABASE + "=" + value + " is not a supported database: use postgresql, mariadb or h2,"
+            + " or remove the key to detect it" + ("derby".equals(value) ? " (Derby is no longer supported)" : ""));
       }
     });
     Duration metricsRefresh = positiveDuration(METRICS_REFRESH, DEFAULT_METRICS_REFRESH);
@@ -130,8 +131,19 @@ public final class OutboxConfigReader {
         }))
         .orElse(SchemaMode.VALIDATE);
 
+    boolean notifyWakeUp = lookup.apply(WAKE_UP).map(value -> switch (value.trim().toLowerCase(Locale.ROOT)) {
+      case "notify" -> true;
+      case "poll" -> false;
+      default -> {
+        problem(WAKE_UP, WAKE_UP + "=" + value + " is not a wake-up mode: use notify (the default: on PostgreSQL, a"
+            + " publish wakes the workers of every node at once through LISTEN/NOTIFY) or poll (other nodes find new"
+            + " messages at their next poll)");
+        yield true;
+      }
+    }).orElse(true);
+
     OutboxConfiguration configuration = new OutboxConfiguration(outboxes, mode, lookup.apply(WORKER_EXECUTOR), threads,
-        database, metricsRefresh, nodeId, schema, lookup.apply(DATASOURCE).map(String::trim));
+        database, metricsRefresh, nodeId, schema, lookup.apply(DATASOURCE).map(String::trim), notifyWakeUp);
     return new Result(configuration, List.copyOf(problems));
   }
 

@@ -15,6 +15,8 @@ import java.util.TreeMap;
  * @param database the configured database kind; empty means detect it
  * @param dataSource the JNDI name of the JTA data source to write through ({@code outbox.datasource});
  *     empty means a {@code @OutboxPersistence} DataSource bean, or the EntityManager
+ * @param notifyWakeUp whether publishes wake the workers of other nodes through the database
+ *     ({@code outbox.wake-up=notify}, PostgreSQL only) rather than leaving them to their next poll
  */
 public record OutboxConfiguration(
     Map<String, OutboxSettings> outboxes,
@@ -25,7 +27,8 @@ public record OutboxConfiguration(
     Duration metricsRefresh,
     String nodeId,
     SchemaMode schema,
-    Optional<String> dataSource) {
+    Optional<String> dataSource,
+    boolean notifyWakeUp) {
 
   public OutboxConfiguration {
     outboxes = Map.copyOf(outboxes);

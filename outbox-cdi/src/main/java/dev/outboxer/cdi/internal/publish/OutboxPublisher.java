@@ -18,6 +18,7 @@ import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
 import dev.outboxer.cdi.internal.store.GroupHash;
 import dev.outboxer.cdi.internal.store.PublishStatements;
 import dev.outboxer.cdi.internal.tx.Transactions;
+import dev.outboxer.cdi.internal.work.CrossNodeWakeUp;
 import dev.outboxer.cdi.internal.work.Workers;
 import dev.outboxer.spi.PayloadCodec;
 import dev.outboxer.spi.PublishInterceptor;
@@ -47,6 +48,7 @@ public class OutboxPublisher implements Outbox {
   @Inject TimeSource time;
   @Inject Workers workers;
   @Inject OutboxMetrics metrics;
+  @Inject CrossNodeWakeUp wakeUp;
   @Inject @jakarta.enterprise.inject.Any jakarta.enterprise.inject.Instance<PublishInterceptor> interceptorBeans;
 
   private volatile java.util.List<PublishInterceptor> interceptors;
@@ -103,6 +105,7 @@ public class OutboxPublisher implements Outbox {
     AfterCommit.record(transactions.registry(), outbox, inserted.partition(), (published, count) -> {
       metrics.published(published.getKey(), count);
       workers.wake(published.getKey(), published.getValue());
+      wakeUp.published(published.getKey(), published.getValue());
     });
     return inserted.id();
   }

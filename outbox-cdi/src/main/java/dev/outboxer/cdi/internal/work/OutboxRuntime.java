@@ -63,6 +63,7 @@ public class OutboxRuntime {
   @Inject BacklogMonitor backlog;
   @Inject OutboxPublisher publisher;
   @Inject MessageLimits limits;
+  @Inject CrossNodeWakeUp wakeUp;
 
   private volatile boolean ready;
 
@@ -88,6 +89,9 @@ public class OutboxRuntime {
       }
     }
     workers.start(layouts);
+    if (configuration.workerMode() != WorkerMode.NONE) {
+      wakeUp.listen();
+    }
     for (OutboxSettings settings : configuration.outboxes().values()) {
       int[] layout = layouts.get(settings.name());
       LOG.info("Outbox '" + settings.name() + "': relay " + settings.relay() + ", ordering "
@@ -102,6 +106,7 @@ public class OutboxRuntime {
 
   void onStop(@Observes @BeforeDestroyed(ApplicationScoped.class) Object event) {
     ready = false;
+    wakeUp.stop();
     workers.stop();
     metrics.unregister();
   }

@@ -128,6 +128,9 @@ final class EmbeddedKafkaBroker implements BeforeAllCallback, AfterAllCallback {
     config.put("offsets.topic.num.partitions", "1");
     config.put("transaction.state.log.replication.factor", "1");
     config.put("transaction.state.log.min.isr", "1");
+    // One partition instead of 50: the first transactional producer (the relay's default) creates
+    // the transaction log, and 50 partitions take longer than a short test's max.block.ms.
+    config.put("transaction.state.log.num.partitions", "1");
     config.put("share.coordinator.state.topic.replication.factor", "1");
     config.put("share.coordinator.state.topic.min.isr", "1");
     config.put("group.initial.rebalance.delay.ms", "0");

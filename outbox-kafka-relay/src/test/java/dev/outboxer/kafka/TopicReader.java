@@ -23,6 +23,10 @@ final class TopicReader {
     long outboxId() {
       return Long.parseLong(headers.get(OutboxKafkaHeaders.ID));
     }
+
+    long fencingToken() {
+      return Long.parseLong(headers.get(OutboxKafkaHeaders.FENCING_TOKEN));
+    }
   }
 
   private TopicReader() {}
@@ -56,10 +60,14 @@ final class TopicReader {
     return received;
   }
 
-  /** A consumer without group (assign, no commits) reading String keys and byte[] values. */
+  /**
+   * A consumer without group (assign, no commits) reading String keys and byte[] values, with
+   * {@code isolation.level=read_committed} as the relay's fencing requires of consumers.
+   */
   static Map<String, Object> consumerConfig(String bootstrap) {
     return Map.of(
         ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
         ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
         ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
         ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",

@@ -56,12 +56,42 @@ final class EmbeddedKafkaBroker implements BeforeAllCallback, AfterAllCallback {
 
   /** Formats a new data directory and starts the broker on free ports (outside JUnit: a main). */
   void create() throws Exception {
-    dataDir = Files.createTempDirectory("outboxer-kafka-");
-    brokerPort = freePort();
-    int controllerPort = freePort();
-    Map<String, String> config = config(controllerPort);
-    format(config);
-    start(config);
+    // A free port can be taken by another process before the broker binds it (builds share the
+    // machine): then start over on new ports, a few times.
+    for (int attempt = 1; ; attempt++) {
+      dataDir = Files.createTempDirectory("outboxer-kafka-");
+      brokerPort = freePort();
+      int controllerPort = freePort();
+      Map<String, String> config = config(controllerPort);
+      format(config);
+      try {
+        start(config);
+        return;
+      } catch (RuntimeException e) {
+        if (attempt == 3 || !portTaken(e)) {
+          throw e;
+        }
+        stopQuietly();
+        destroy();
+      }
+    }
+  }
+
+  private static boolean portTaken(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (String.valueOf(cause.getMessage()).contains("Address already in use")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private synchronized void stopQuietly() {
+    try {
+      stop();
+    } catch (RuntimeException e) {
+      server = null;
+    }
   }
 
   /** Stops the broker and deletes its data directory. */
@@ -108,7 +138,12 @@ final class EmbeddedKafkaBroker implements BeforeAllCallback, AfterAllCallback {
   private synchronized void start(Map<String, String> config) {
     lastConfig = config;
     server = new KafkaRaftServer(new KafkaConfig(config, false), Time.SYSTEM);
-    server.startup();
+    try {
+      server.startup();
+    } catch (RuntimeException e) {
+      stopQuietly();
+      throw e;
+    }
   }
 
   private Map<String, String> config(int controllerPort) {

@@ -36,8 +36,21 @@ final class TopicReader {
    * timeout; returns what it read, in partition then offset order.
    */
   static List<Received> readAll(String bootstrap, String topic, int atLeast, Duration timeout) {
+    return readAll(consumerConfig(bootstrap), topic, atLeast, timeout);
+  }
+
+  /** As {@link #readAll(String, String, int, Duration)}, also the records of aborted transactions. */
+  static List<Received> readAllUncommitted(
+      String bootstrap, String topic, int atLeast, Duration timeout) {
+    Map<String, Object> config = new java.util.HashMap<>(consumerConfig(bootstrap));
+    config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+    return readAll(config, topic, atLeast, timeout);
+  }
+
+  private static List<Received> readAll(
+      Map<String, Object> config, String topic, int atLeast, Duration timeout) {
     List<Received> received = new ArrayList<>();
-    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(consumerConfig(bootstrap))) {
+    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
       List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
           .map(info -> new TopicPartition(topic, info.partition()))
           .toList();

@@ -81,11 +81,15 @@ final class TransactionalSender implements KafkaRelay.BatchSender {
       TransactionRound.Result result;
       try {
         result = new TransactionRound(settings, failures, producer, batch).run(records, deadline);
-      } catch (InterruptException e) {
+      } catch (InterruptException | InterruptedException e) {
+        // The worker gave up on the batch (its deadline passed): the transaction stays open, so
+        // the producer cannot begin the next one; a new producer aborts it when it initialises.
+        Thread.interrupted(); // cleared, as a thrown InterruptedException implies
         discard(partition, producer);
-        Thread.currentThread().interrupt();
-        throw new InterruptedException("The kafka relay of outbox '" + settings.outbox()
-            + "' was interrupted during a batch of partition " + partition);
+        InterruptedException interrupted = new InterruptedException("The kafka relay of outbox '"
+            + settings.outbox() + "' was interrupted during a batch of partition " + partition);
+        interrupted.initCause(e);
+        throw interrupted;
       }
       switch (result.kind()) {
         case COMMITTED -> {

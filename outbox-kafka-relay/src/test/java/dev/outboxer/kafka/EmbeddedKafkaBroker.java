@@ -17,7 +17,10 @@ import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
 import org.apache.kafka.server.common.Feature;
@@ -66,6 +69,7 @@ final class EmbeddedKafkaBroker implements BeforeAllCallback, AfterAllCallback {
       format(config);
       try {
         start(config);
+        awaitTransactions();
         return;
       } catch (RuntimeException e) {
         if (attempt == 3 || !portTaken(e)) {
@@ -74,6 +78,24 @@ final class EmbeddedKafkaBroker implements BeforeAllCallback, AfterAllCallback {
         stopQuietly();
         destroy();
       }
+    }
+  }
+
+  /**
+   * Initialises one transactional producer, so that the transaction log exists and its coordinator
+   * is loaded before a test runs, as on any cluster that has run transactions before: on a fresh
+   * broker the relay's first initTransactions would wait for that longer than a short test's
+   * max.block.ms.
+   */
+  private void awaitTransactions() {
+    Map<String, Object> config = Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+        ProducerConfig.TRANSACTIONAL_ID_CONFIG, "embedded-broker-warm-up",
+        ProducerConfig.MAX_BLOCK_MS_CONFIG, 60_000,
+        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
+        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
+      producer.initTransactions();
     }
   }
 

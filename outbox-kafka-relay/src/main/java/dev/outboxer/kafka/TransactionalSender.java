@@ -30,7 +30,8 @@ import org.apache.kafka.common.errors.InterruptException;
  * it is (too large, invalid) aborts the transaction; it is reported failed, its unit is held back,
  * and the rest is sent again in a new transaction, at most {@link #MAX_ROUNDS} transactions per
  * batch. A fenced producer is closed and replaced once per batch, and only while the batch's claim
- * holds: the replacement fences the other node's producer in turn.
+ * holds: the replacement fences the other node's producer in turn. So a partition that moves back
+ * to a node which relayed it before costs that node one refused send and a new producer.
  *
  * <p>Thread-safe: a producer is used by one partition worker at a time (the core relays one batch
  * per partition at a time); the map of producers is concurrent.
@@ -127,7 +128,10 @@ final class TransactionalSender implements KafkaRelay.BatchSender {
                 + "another application may use the same transactional ids: give each its own "
                 + settings.fullKey(KafkaRelaySettings.TRANSACTIONAL_ID_PREFIX));
           }
-          LOG.log(Level.WARNING, "Outbox '" + settings.outbox() + "', partition " + partition
+          // Routine when the partition moved between nodes since this node's last batch of it:
+          // the other node's producer fenced this one. Not worth a warning; a real conflict ends
+          // in the exception above.
+          LOG.log(Level.DEBUG, "Outbox '" + settings.outbox() + "', partition " + partition
               + ": the Kafka producer with transactional.id '" + settings.transactionalId(partition)
               + "' was fenced by a newer producer of that id (" + result.cause() + "); this batch "
               + "(fencing token " + batch.fencingToken() + ") still holds its claim, so a new "

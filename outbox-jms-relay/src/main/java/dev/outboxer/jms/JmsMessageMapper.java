@@ -2,9 +2,11 @@ package dev.outboxer.jms;
 
 import static dev.outboxer.jms.JmsMessageProperties.JMSX_GROUP_ID;
 import static dev.outboxer.jms.JmsMessageProperties.OUTBOX_CONTENT_TYPE;
+import static dev.outboxer.jms.JmsMessageProperties.OUTBOX_FENCING_TOKEN;
 import static dev.outboxer.jms.JmsMessageProperties.OUTBOX_GROUP_KEY;
 import static dev.outboxer.jms.JmsMessageProperties.OUTBOX_ID;
 import static dev.outboxer.jms.JmsMessageProperties.OUTBOX_NAME;
+import static dev.outboxer.jms.JmsMessageProperties.OUTBOX_PARTITION;
 import static dev.outboxer.jms.JmsMessageProperties.OUTBOX_TYPE;
 
 import dev.outboxer.spi.OutboxRecord;
@@ -20,7 +22,12 @@ final class JmsMessageMapper {
 
   private JmsMessageMapper() {}
 
-  static Message toMessage(Session session, OutboxRecord record) throws JMSException {
+  /**
+   * @param fencingToken the token of the batch's claim, sent as {@link
+   *     JmsMessageProperties#OUTBOX_FENCING_TOKEN}
+   */
+  static Message toMessage(Session session, OutboxRecord record, long fencingToken)
+      throws JMSException {
     Message message;
     if (record.isTextPayload()) {
       message = session.createTextMessage(record.payloadText());
@@ -39,6 +46,8 @@ final class JmsMessageMapper {
     message.setStringProperty(OUTBOX_NAME, record.outbox());
     message.setStringProperty(OUTBOX_TYPE, record.type());
     message.setStringProperty(OUTBOX_CONTENT_TYPE, record.contentType());
+    message.setIntProperty(OUTBOX_PARTITION, record.partition());
+    message.setLongProperty(OUTBOX_FENCING_TOKEN, fencingToken);
     if (record.groupKey() != null) {
       message.setStringProperty(OUTBOX_GROUP_KEY, record.groupKey());
       message.setStringProperty(JMSX_GROUP_ID, record.groupKey());

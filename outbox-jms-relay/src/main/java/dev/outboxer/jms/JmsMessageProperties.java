@@ -22,8 +22,16 @@ import java.util.Set;
  *       providers restrict)</td></tr>
  *   <tr><td>{@value #OUTBOX_CONTENT_TYPE}</td><td>the payload's media type, e.g. {@code
  *       application/json}</td></tr>
+ *   <tr><td>{@value #OUTBOX_PARTITION} (int)</td><td>the outbox partition the message was relayed
+ *       from</td></tr>
+ *   <tr><td>{@value #OUTBOX_FENCING_TOKEN} (long)</td><td>the fencing token of the partition claim
+ *       that sent it; see {@link dev.outboxer.spi.RelayBatch#fencingToken()}</td></tr>
  *   <tr><td>one string property per header</td><td>named by {@link #forHeader(String)}</td></tr>
  * </table>
+ *
+ * <p>The {@code outbox*} names are the JMS spellings of {@link dev.outboxer.spi.StandardHeaders}:
+ * the header name in camel case ({@code outbox-fencing-token} becomes {@code outboxFencingToken}),
+ * because JMS property names must be Java identifiers.
  */
 public final class JmsMessageProperties {
 
@@ -41,6 +49,16 @@ public final class JmsMessageProperties {
 
   /** String property: the payload's media type. */
   public static final String OUTBOX_CONTENT_TYPE = "outboxContentType";
+
+  /** Int property: the outbox partition the message was relayed from. */
+  public static final String OUTBOX_PARTITION = "outboxPartition";
+
+  /**
+   * Long property: the fencing token of the partition claim that sent the message. Within one
+   * outbox partition, a message with a lower token than one already consumed was sent by a node
+   * that had lost its claim (with a plain connection factory only: see the package documentation).
+   */
+  public static final String OUTBOX_FENCING_TOKEN = "outboxFencingToken";
 
   /** The JMS-defined property that brokers use for message groups. */
   public static final String JMSX_GROUP_ID = "JMSXGroupID";

@@ -96,6 +96,9 @@ final class JmsRelay implements Relay {
               + connectionFactoryName + "; the batch is retried with backoff: " + text(e), e);
     }
     for (OutboxRecord record : batch.records()) {
+      if (!batch.claimHeld()) {
+        return; // the claim may have lapsed: another node may relay this partition by now
+      }
       if (batch.heldBack(record)) {
         continue; // an earlier record of its ordering unit failed: it waits for that one
       }
@@ -103,7 +106,7 @@ final class JmsRelay implements Relay {
       try {
         producer.send(
             destination,
-            JmsMessageMapper.toMessage(session, record),
+            JmsMessageMapper.toMessage(session, record, batch.fencingToken()),
             settings.deliveryMode(),
             settings.priority(),
             settings.timeToLiveMillis());
@@ -123,6 +126,12 @@ final class JmsRelay implements Relay {
             "Outbox '" + outbox + "' failed sending message " + record.id() + " to "
                 + destinationName + "; the rest of the batch is retried with backoff: " + text(e),
             e);
+      }
+      if (!batch.claimHeld()) {
+        // Sent after the claim lapsed: not confirmed. Enlisted (XA), the send cannot commit
+        // anyway; with a plain factory it is already delivered, and the next owner sends the
+        // record again (a duplicate, or a stale copy the fencing token tells apart).
+        return;
       }
       batch.confirm(record);
     }

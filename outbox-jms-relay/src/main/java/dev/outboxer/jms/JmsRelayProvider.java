@@ -1,5 +1,6 @@
 package dev.outboxer.jms;
 
+import dev.outboxer.spi.MessageConstraints;
 import dev.outboxer.spi.Relay;
 import dev.outboxer.spi.RelayContext;
 import dev.outboxer.spi.RelayProvider;
@@ -95,6 +96,34 @@ public class JmsRelayProvider implements RelayProvider {
   @Override
   public String name() {
     return NAME;
+  }
+
+  /**
+   * Checks the {@code outbox.<name>.jms.*} settings without looking anything up: unknown keys (with
+   * the nearest known one), a missing destination, and bad values, all at once. Whether the names
+   * resolve is checked by {@link #create}.
+   *
+   * @param context the outbox and its settings
+   * @throws dev.outboxer.OutboxConfigurationException naming the key and the value of the first
+   *     problem, with every further problem suppressed in it
+   */
+  @Override
+  public void validate(RelayContext context) {
+    JmsSettings.from(context);
+  }
+
+  /**
+   * Nothing beyond Outboxer's own rules: JMS puts no limit on property values or body size, and
+   * the relay maps every header name to a legal property name ({@link
+   * JmsMessageProperties#forHeader}). A broker's own limits (a maximum message size, a quota) are
+   * not known here; a send the broker refuses fails like any other.
+   *
+   * @param context the outbox and its settings
+   * @return {@link MessageConstraints#NONE}
+   */
+  @Override
+  public MessageConstraints constraints(RelayContext context) {
+    return MessageConstraints.NONE;
   }
 
   /**

@@ -15,10 +15,13 @@ import dev.outboxer.spi.RelayContext;
 import jakarta.jms.DeliveryMode;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -48,25 +51,96 @@ record JmsSettings(
       Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)", Pattern.CASE_INSENSITIVE);
 
   /**
-   * Reads and validates the provider's keys.
+   * Reads and validates the provider's keys, reporting every problem at once.
    *
-   * @throws OutboxConfigurationException naming the key and the value of the first bad setting
+   * @throws OutboxConfigurationException naming the key and the value of the first bad setting,
+   *     with every further one suppressed in it
    */
   static JmsSettings from(RelayContext context) {
+    List<OutboxConfigurationException> problems = new ArrayList<>();
     for (String key : new TreeSet<>(context.properties().keySet())) {
       if (!KEYS.contains(key)) {
-        throw new OutboxConfigurationException(
+        String nearest = nearest(key, KEYS);
+        problems.add(new OutboxConfigurationException(
             context.fullKey(NAME, key),
-            context.fullKey(NAME, key) + " is not a setting of the jms relay (a typo?). Known keys: "
-                + new TreeSet<>(KEYS) + " under outbox." + context.outbox() + ".jms.");
+            context.fullKey(NAME, key) + " is not a setting of the jms relay (a typo?)."
+                + (nearest == null ? "" : " Did you mean " + context.fullKey(NAME, nearest) + "?")
+                + " Known keys: " + new TreeSet<>(KEYS) + " under outbox." + context.outbox()
+                + ".jms."));
       }
+    }
+    Optional<String> destination = context.property(DESTINATION).map(String::strip);
+    if (destination.isEmpty()) {
+      try {
+        context.requiredProperty(NAME, DESTINATION);
+      } catch (OutboxConfigurationException missing) {
+        problems.add(missing);
+      }
+    }
+    int deliveryMode = collect(problems, () -> deliveryMode(context), DeliveryMode.PERSISTENT);
+    int priority = collect(problems, () -> priority(context), DEFAULT_PRIORITY);
+    long timeToLive = collect(problems, () -> timeToLive(context), 0L);
+    if (!problems.isEmpty()) {
+      OutboxConfigurationException first = problems.get(0);
+      problems.subList(1, problems.size()).forEach(first::addSuppressed);
+      throw first;
     }
     return new JmsSettings(
         context.property(CONNECTION_FACTORY).map(String::strip),
-        context.requiredProperty(NAME, DESTINATION).strip(),
-        deliveryMode(context),
-        priority(context),
-        timeToLive(context));
+        destination.get(),
+        deliveryMode,
+        priority,
+        timeToLive);
+  }
+
+  private static <T> T collect(
+      List<OutboxConfigurationException> problems, Supplier<T> read, T placeholder) {
+    try {
+      return read.get();
+    } catch (OutboxConfigurationException problem) {
+      problems.add(problem);
+      return placeholder;
+    }
+  }
+
+  /**
+   * The known key nearest to a misspelt one, if at most a third of its length apart (1 to 3
+   * edits, a swap of two letters counting once); {@code null} otherwise.
+   */
+  static String nearest(String word, Set<String> candidates) {
+    String lower = word.toLowerCase(Locale.ROOT);
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (String candidate : new TreeSet<>(candidates)) {
+      int distance = distance(lower, candidate);
+      if (distance < bestDistance) {
+        best = candidate;
+        bestDistance = distance;
+      }
+    }
+    return bestDistance <= Math.max(1, Math.min(3, word.length() / 3)) ? best : null;
+  }
+
+  /** Optimal string alignment distance (Damerau-Levenshtein without repeated edits). */
+  private static int distance(String a, String b) {
+    int[][] d = new int[a.length() + 1][b.length() + 1];
+    for (int i = 0; i <= a.length(); i++) {
+      d[i][0] = i;
+    }
+    for (int j = 0; j <= b.length(); j++) {
+      d[0][j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+        if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2)
+            && a.charAt(i - 2) == b.charAt(j - 1)) {
+          d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+      }
+    }
+    return d[a.length()][b.length()];
   }
 
   private static int deliveryMode(RelayContext context) {

@@ -45,6 +45,17 @@
  *       retries with backoff. A broker may report a refusal only at commit when the session is
  *       transacted (Artemis does for a missing send permission): the commit then fails and the
  *       whole batch is retried, nothing is lost.</li>
+ *   <li><b>Fencing.</b> Every message carries the batch's fencing token ({@code
+ *       outboxFencingToken}) and outbox partition ({@code outboxPartition}). The relay asks the
+ *       batch before each send whether its claim still holds and stops when it does not; a record
+ *       sent when the claim lapsed is not confirmed. <i>With an XA factory</i> nothing more is
+ *       needed: a node that lost its claim (paused past its lease, or its database connection
+ *       killed) cannot commit its transaction, so the broker never delivers what it sent, while the
+ *       node that took the partition over delivers the same rows in order.
+ *       <i>With a plain factory</i> a send that was under way when the claim lapsed is delivered at
+ *       once: a consumer can then see, for the same {@code outboxPartition}, a message with a lower
+ *       {@code outboxFencingToken} after one with a higher token, and should drop it (it is a
+ *       duplicate of a message the new owner sends again).</li>
  *   <li><b>Non-guarantees.</b> A {@code non-persistent} delivery mode may lose messages in a broker
  *       crash, and some providers (Artemis) send non-persistent messages without waiting for the
  *       broker. A {@code time-to-live} lets the broker drop unconsumed messages. Both trade the

@@ -37,6 +37,11 @@ class JmsRelayTest {
   /** Records carrying this header are refused by the broker, as an authorisation policy would. */
   private static final String REFUSE = "refuse";
 
+  /** While the broker takes a record carrying this header, {@link #onLapse} runs. */
+  private static final String LAPSE = "lapse";
+
+  private static volatile Runnable onLapse = () -> {};
+
   private static EmbeddedArtemis broker;
 
   @BeforeAll
@@ -59,7 +64,8 @@ class JmsRelayTest {
         Map.of("traceparent", "00-abc-01", "x-tenant", "acme", "JMSType", "spoofed"));
     OutboxRecord b2 = json(5, "order:2", "OrderShipped", "{\"orderId\":2}");
     OutboxRecord a3 = json(6, "order:1", "OrderClosed", "{\"orderId\":1}");
-    TestRelayBatch batch = TestRelayBatch.of(Ordering.GROUP, a1, b1, unordered, a2, b2, a3);
+    TestRelayBatch batch =
+        TestRelayBatch.of(Ordering.GROUP, a1, b1, unordered, a2, b2, a3).fencingToken(42);
 
     relay(broker.connectionFactory(), "ordered").relay(batch);
 
@@ -82,6 +88,8 @@ class JmsRelayTest {
     assertThat(first.getStringProperty(JmsMessageProperties.OUTBOX_TYPE)).isEqualTo("OrderPaid");
     assertThat(first.getStringProperty(JmsMessageProperties.OUTBOX_CONTENT_TYPE))
         .isEqualTo("application/json");
+    assertThat(first.getObjectProperty(JmsMessageProperties.OUTBOX_PARTITION)).isEqualTo(0);
+    assertThat(first.getObjectProperty(JmsMessageProperties.OUTBOX_FENCING_TOKEN)).isEqualTo(42L);
     assertThat(first.getJMSDeliveryMode()).isEqualTo(DeliveryMode.PERSISTENT);
     assertThat(first.getJMSPriority()).isEqualTo(4);
     assertThat(first.getJMSExpiration()).isZero();
@@ -208,6 +216,28 @@ class JmsRelayTest {
   }
 
   @Test
+  void aClaimThatLapsesDuringASendStopsTheBatchAndConfirmsNothingAfterIt() throws Exception {
+    broker.createQueue("lapsing");
+    OutboxRecord a1 = json(35, "a", "T", "{}");
+    OutboxRecord b1 = json(36, "b", "T", "{}", Map.of(LAPSE, "yes"));
+    OutboxRecord a2 = json(37, "a", "T", "{}");
+    TestRelayBatch batch = TestRelayBatch.of(Ordering.GROUP, a1, b1, a2);
+    onLapse = batch::loseClaim;
+    try {
+      relay(broker.connectionFactory(), "lapsing").relay(batch);
+    } finally {
+      onLapse = () -> {};
+    }
+
+    assertThat(batch.confirmed()).containsExactly(a1);
+    assertThat(batch.outcome(b1)).as("delivered after the claim lapsed: not confirmed").isNull();
+    assertThat(batch.outcome(a2)).isNull();
+    assertThat(batch.violations()).isEmpty();
+    assertThat(ids(broker.receive("lapsing", 3, 500))).as("nothing sent after the lapse")
+        .containsExactly(35L, 36L);
+  }
+
+  @Test
   void aPassedDeadlineFailsTheBatchBeforeAnythingIsSent() throws Exception {
     broker.createQueue("late");
     TestRelayBatch batch = new TestRelayBatch(
@@ -269,6 +299,9 @@ class JmsRelayTest {
         throws ActiveMQException {
       if (message.containsProperty(REFUSE)) {
         throw new ActiveMQSecurityException("the test broker's policy refuses this message");
+      }
+      if (message.containsProperty(LAPSE)) {
+        onLapse.run();
       }
     }
   }

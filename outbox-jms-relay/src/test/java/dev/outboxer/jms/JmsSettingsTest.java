@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.Ordering;
+import dev.outboxer.spi.MessageConstraints;
 import dev.outboxer.spi.RelayContext;
 import jakarta.jms.DeliveryMode;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -76,6 +79,44 @@ class JmsSettingsTest {
         .hasMessageContaining(rule)
         .extracting(e -> ((OutboxConfigurationException) e).key())
         .isEqualTo("outbox.orders.jms." + key);
+  }
+
+  @Test
+  void reportsEveryProblemAtOnceNamingTheNearestKnownKey() {
+    Map<String, String> properties = Map.of(
+        "destinaton", "jms/orders", "priorty", "3", "delivery-mode", "sometimes",
+        "time-to-live", "5", "colour", "blue");
+
+    assertThatThrownBy(() -> new JmsRelayProvider().validate(context(properties)))
+        .isInstanceOfSatisfying(OutboxConfigurationException.class, first -> {
+          List<String> messages = new ArrayList<>();
+          messages.add(first.getMessage());
+          for (Throwable more : first.getSuppressed()) {
+            messages.add(more.getMessage());
+          }
+          assertThat(messages).hasSize(6)
+              .anySatisfy(message -> assertThat(message)
+                  .contains("outbox.orders.jms.destinaton is not a setting")
+                  .contains("Did you mean outbox.orders.jms.destination?"))
+              .anySatisfy(message -> assertThat(message)
+                  .contains("outbox.orders.jms.priorty is not a setting")
+                  .contains("Did you mean outbox.orders.jms.priority?"))
+              .anySatisfy(message -> assertThat(message)
+                  .contains("outbox.orders.jms.colour is not a setting")
+                  .doesNotContain("Did you mean"))
+              .anySatisfy(message -> assertThat(message)
+                  .contains("outbox.orders.jms.destination is not set"))
+              .anySatisfy(message -> assertThat(message)
+                  .contains("outbox.orders.jms.delivery-mode=sometimes"))
+              .anySatisfy(message -> assertThat(message)
+                  .contains("outbox.orders.jms.time-to-live=5"));
+        });
+  }
+
+  @Test
+  void theProviderAddsNoMessageConstraints() {
+    assertThat(new JmsRelayProvider().constraints(context(Map.of("destination", "q"))))
+        .isSameAs(MessageConstraints.NONE);
   }
 
   private static RelayContext context(Map<String, String> properties) {

@@ -1,6 +1,5 @@
 package dev.outboxer.kafka;
 
-import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.spi.RelayContext;
 import java.time.Duration;
 import java.util.HashMap;
@@ -8,15 +7,19 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * The validated settings of one outbox's Kafka relay: the topic and the producer properties, with
- * the relay's safe defaults applied and the overrides that would break ordering or delivery
- * rejected. Every rule is listed in the README (Kafka: configuration); keep the two in step.
+ * The validated settings of one outbox's Kafka relay: the topic, the fencing mode and the producer
+ * properties, with the relay's safe defaults applied and the overrides that would break ordering or
+ * delivery rejected. Every problem is collected and reported at once. Every rule is listed in the
+ * README (Kafka: configuration); keep the two in step.
  */
 final class KafkaRelaySettings {
 
@@ -25,6 +28,32 @@ final class KafkaRelaySettings {
 
   /** {@code outbox.<name>.kafka.topic}: the destination topic; required. */
   static final String TOPIC = "topic";
+
+  /** {@code outbox.<name>.kafka.fencing}: {@code transactional} (default) or {@code none}. */
+  static final String FENCING = "fencing";
+
+  /**
+   * {@code outbox.<name>.kafka.transactional-id-prefix}: the producers' {@code transactional.id}
+   * is this plus {@code -<partition>}; default {@code outboxer-<outbox>}.
+   */
+  static final String TRANSACTIONAL_ID_PREFIX = "transactional-id-prefix";
+
+  /** The relay's own keys; every other key is a Kafka producer property. */
+  static final Set<String> OWN_KEYS = Set.of(TOPIC, FENCING, TRANSACTIONAL_ID_PREFIX);
+
+  /** How the relay keeps a node that lost its claim from writing after the next owner. */
+  enum Fencing {
+    /** A transactional producer per outbox partition: the broker fences a stale node's producer. */
+    TRANSACTIONAL,
+    /** One idempotent producer; only the relay's own claim checks stop a stale node. */
+    NONE;
+
+    String configValue() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  static final Fencing DEFAULT_FENCING = Fencing.TRANSACTIONAL;
 
   /** The shortest relay timeout the Kafka relay accepts: below it no retry fits. */
   static final Duration MIN_RELAY_TIMEOUT = Duration.ofSeconds(1);
@@ -41,44 +70,52 @@ final class KafkaRelaySettings {
   /** Idempotence keeps order per partition with up to 5 requests in flight (KAFKA-5494). */
   static final int MAX_IN_FLIGHT_LIMIT = 5;
 
+  /** The smallest payload limit the relay accepts from max.request.size. */
+  static final long MIN_PAYLOAD_BYTES = 1024;
+
+  /** The brokers' default transaction.max.timeout.ms (15 min): a longer timeout is refused. */
+  static final long MAX_DEFAULT_TRANSACTION_TIMEOUT_MS = 900_000;
+
   // Kafka's legal topic names: at most 249 of ASCII letters, digits, '.', '_' and '-'.
   private static final Pattern TOPIC_NAME = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
-  // Set by the relay itself: the record mapping produces String keys and byte[] values, and a
-  // transactional producer would refuse the relay's plain sends.
-  private static final Set<String> RESERVED =
-      Set.of(
-          ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-          ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
-          ProducerConfig.TRANSACTIONAL_ID_CONFIG);
+  private static final ConfigDef PRODUCER_CONFIG = ProducerConfig.configDef();
 
   private final RelayContext context;
+  private final SettingProblems problems = new SettingProblems();
   private final String topic;
+  private final Fencing fencing;
+  private final String transactionalIdPrefix;
   private final Map<String, Object> producerProperties;
-  private final Duration deliveryTimeout;
+  private Duration deliveryTimeout = Duration.ZERO;
 
   private KafkaRelaySettings(RelayContext context) {
     this.context = context;
     this.topic = validTopic();
+    this.fencing = validFencing();
+    this.transactionalIdPrefix = context.property(TRANSACTIONAL_ID_PREFIX).map(String::trim)
+        .orElse("outboxer-" + context.outbox());
     Map<String, Object> properties = new HashMap<>(context.properties());
-    properties.remove(TOPIC);
+    properties.keySet().removeAll(OWN_KEYS);
     properties.values().removeIf(value -> value == null || value.toString().isBlank());
+    checkKafkaKeys(properties);
     checkRequired(properties);
     rejectUnsafe(properties);
     applyDefaults(properties);
-    this.deliveryTimeout = Duration.ofMillis(
-        ((Number) properties.get(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)).longValue());
     this.producerProperties = Map.copyOf(properties);
+    checkRecordRoom();
   }
 
   /**
    * @param context the outbox's relay context
    * @return the settings
-   * @throws OutboxConfigurationException naming the key and the value if a setting is missing or
-   *     unsafe
+   * @throws dev.outboxer.OutboxConfigurationException naming the key and the value of the first
+   *     problem, every further problem suppressed in it
    */
   static KafkaRelaySettings from(RelayContext context) {
-    return new KafkaRelaySettings(context);
+    KafkaRelaySettings settings = new KafkaRelaySettings(context);
+    settings.problems.throwIfAny();
+    return settings;
   }
 
   String outbox() {
@@ -87,6 +124,15 @@ final class KafkaRelaySettings {
 
   String topic() {
     return topic;
+  }
+
+  Fencing fencing() {
+    return fencing;
+  }
+
+  /** The {@code transactional.id} of the producer of an outbox partition. */
+  String transactionalId(int partition) {
+    return transactionalIdPrefix + "-" + partition;
   }
 
   /** The properties handed to {@code new KafkaProducer<>(...)}; unmodifiable. */
@@ -99,77 +145,150 @@ final class KafkaRelaySettings {
     return deliveryTimeout;
   }
 
+  /** The producer's {@code max.request.size}: no record may be larger, headers and key included. */
+  long maxRequestSize() {
+    return Math.min(longProperty(ProducerConfig.MAX_REQUEST_SIZE_CONFIG),
+        longProperty(ProducerConfig.BUFFER_MEMORY_CONFIG));
+  }
+
   String fullKey(String key) {
     return context.fullKey(PROVIDER, key);
   }
 
+  /** A record must leave room for a payload beside the headers and key the relay reserves. */
+  private void checkRecordRoom() {
+    String key = ProducerConfig.MAX_REQUEST_SIZE_CONFIG;
+    if (problems.has(fullKey(key)) || problems.has(fullKey(ProducerConfig.BUFFER_MEMORY_CONFIG))) {
+      return;
+    }
+    long least = KafkaConstraints.RESERVED_BYTES + MIN_PAYLOAD_BYTES;
+    if (maxRequestSize() < least) {
+      invalid(key, maxRequestSize(), "leaves too little room: the relay keeps "
+          + KafkaConstraints.RESERVED_BYTES + " bytes of each record for headers and key, and "
+          + "payloads need at least " + MIN_PAYLOAD_BYTES + " more (buffer.memory counts too)",
+          "raise it to at least " + least + " or remove it (Kafka's default is 1048576)");
+    }
+  }
+
+  private long longProperty(String key) {
+    Object value = producerProperties.get(key);
+    Object parsed = value == null ? PRODUCER_CONFIG.configKeys().get(key).defaultValue
+        : ConfigDef.parseType(key, value, PRODUCER_CONFIG.configKeys().get(key).type);
+    return ((Number) parsed).longValue();
+  }
+
   private String validTopic() {
-    String value = context.requiredProperty(PROVIDER, TOPIC).trim();
+    Optional<String> configured = context.property(TOPIC).map(String::trim);
+    if (configured.isEmpty()) {
+      problems.add(fullKey(TOPIC), fullKey(TOPIC) + " is not set: the kafka relay of outbox '"
+          + context.outbox() + "' needs the name of the topic to send to.");
+      return null;
+    }
+    String value = configured.get();
     if (!TOPIC_NAME.matcher(value).matches() || value.equals(".") || value.equals("..")) {
-      throw invalid(TOPIC, value, "is not a legal Kafka topic name (1 to 249 of a-z, A-Z, 0-9, "
+      invalid(TOPIC, value, "is not a legal Kafka topic name (1 to 249 of a-z, A-Z, 0-9, "
           + "'.', '_' and '-')", "set it to the name of an existing topic");
     }
     return value;
   }
 
+  private Fencing validFencing() {
+    String value = context.property(FENCING).map(v -> v.trim().toLowerCase(Locale.ROOT))
+        .orElse(DEFAULT_FENCING.configValue());
+    for (Fencing mode : Fencing.values()) {
+      if (mode.configValue().equals(value)) {
+        return mode;
+      }
+    }
+    invalid(FENCING, context.properties().get(FENCING), "is not a fencing mode", "set it to "
+        + "transactional (the default: the broker rejects a stale node's records) or none (no "
+        + "producer transactions; see the README before choosing it)");
+    return DEFAULT_FENCING;
+  }
+
+  /** Unknown keys (with the nearest known one) and values Kafka's own parser refuses. */
+  private void checkKafkaKeys(Map<String, Object> properties) {
+    for (String key : new TreeSet<>(properties.keySet())) {
+      ConfigDef.ConfigKey definition = PRODUCER_CONFIG.configKeys().get(key);
+      if (definition == null) {
+        Set<String> known = new TreeSet<>(ProducerConfig.configNames());
+        known.addAll(OWN_KEYS);
+        String nearest = SettingProblems.nearest(key, known);
+        problems.add(fullKey(key), fullKey(key) + " is not a setting of the kafka relay of outbox '"
+            + context.outbox() + "': neither one of its own keys " + new TreeSet<>(OWN_KEYS)
+            + " nor a Kafka producer property (ProducerConfig)."
+            + (nearest == null ? " Fix or remove it." : " Did you mean " + fullKey(nearest) + "?"));
+        continue;
+      }
+      try {
+        Object parsed = ConfigDef.parseType(key, properties.get(key), definition.type);
+        if (definition.validator != null) {
+          definition.validator.ensureValid(key, parsed);
+        }
+      } catch (ConfigException e) {
+        Object shown = definition.type == ConfigDef.Type.PASSWORD ? "[hidden]" : properties.get(key);
+        invalid(key, shown, "is refused by the Kafka producer (" + e.getMessage() + ")",
+            "fix or remove it");
+      }
+    }
+  }
+
   private void checkRequired(Map<String, Object> properties) {
     if (!properties.containsKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)) {
       String key = fullKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
-      throw new OutboxConfigurationException(key, key + " is not set: the kafka relay of outbox '"
-          + context.outbox() + "' needs the brokers to connect to, for example "
-          + "host1:9092,host2:9092");
+      problems.add(key, key + " is not set: the kafka relay of outbox '" + context.outbox()
+          + "' needs the brokers to connect to, for example host1:9092,host2:9092");
     }
     if (context.relayTimeout().compareTo(MIN_RELAY_TIMEOUT) < 0) {
       String key = "outbox." + context.outbox() + ".relay-timeout";
-      throw new OutboxConfigurationException(key, key + "=" + context.relayTimeout()
-          + " is too short for the kafka relay: it needs at least " + MIN_RELAY_TIMEOUT
-          + " to let the producer retry within a batch; raise it");
+      problems.add(key, key + "=" + context.relayTimeout() + " is too short for the kafka relay: it"
+          + " needs at least " + MIN_RELAY_TIMEOUT + " to let the producer retry within a batch;"
+          + " raise it");
     }
   }
 
   private void rejectUnsafe(Map<String, Object> properties) {
-    for (String key : RESERVED) {
+    for (String key : Set.of(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG)) {
       if (properties.containsKey(key)) {
-        throw invalid(key, properties.get(key), "is set by the kafka relay itself (String keys, "
-            + "byte[] values, no producer transactions)", "remove it");
+        invalid(key, properties.get(key), "is set by the kafka relay itself (String keys, byte[] "
+            + "values)", "remove it");
       }
     }
+    if (properties.containsKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG)) {
+      invalid(ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+          properties.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG), "is set by the kafka relay "
+              + "itself, one per outbox partition", "remove it; to choose the ids, set "
+              + fullKey(TRANSACTIONAL_ID_PREFIX) + " (with " + fullKey(FENCING)
+              + "=transactional, the default)");
+    }
     text(properties, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG)
-        .filter(value -> !value.equalsIgnoreCase("true"))
-        .ifPresent(value -> {
-          throw invalid(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, value, "must be true: without "
-              + "idempotence a retried request can be written twice or overtake an earlier one, "
-              + "which breaks the per-key order", "remove it (the relay enables idempotence)");
-        });
+        .filter(value -> !value.equals("true"))
+        .ifPresent(value -> invalid(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, value, "must be "
+            + "true: without idempotence a retried request can be written twice or overtake an "
+            + "earlier one, which breaks the per-key order", "remove it (the relay enables "
+            + "idempotence)"));
     text(properties, ProducerConfig.ACKS_CONFIG)
-        .filter(value -> !value.equalsIgnoreCase("all") && !value.equals("-1"))
-        .ifPresent(value -> {
-          throw invalid(ProducerConfig.ACKS_CONFIG, value, "must be all (or -1): with fewer "
-              + "acknowledgements a confirmed record can be lost when a leader fails, after its "
-              + "outbox row was deleted", "remove it (the relay sets acks=all)");
-        });
+        .filter(value -> !value.equals("all") && !value.equals("-1"))
+        .ifPresent(value -> invalid(ProducerConfig.ACKS_CONFIG, value, "must be all (or -1): with "
+            + "fewer acknowledgements a confirmed record can be lost when a leader fails, after "
+            + "its outbox row was deleted", "remove it (the relay sets acks=all)"));
     number(properties, ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION)
         .filter(value -> value < 1 || value > MAX_IN_FLIGHT_LIMIT)
-        .ifPresent(value -> {
-          throw invalid(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, value, "must be "
-              + "between 1 and " + MAX_IN_FLIGHT_LIMIT + ": the idempotent producer keeps the "
-              + "order within a partition only up to " + MAX_IN_FLIGHT_LIMIT
-              + " requests in flight",
-              "remove it (default " + MAX_IN_FLIGHT_LIMIT + ")");
-        });
+        .ifPresent(value -> invalid(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, value,
+            "must be between 1 and " + MAX_IN_FLIGHT_LIMIT + ": the idempotent producer keeps the "
+                + "order within a partition only up to " + MAX_IN_FLIGHT_LIMIT
+                + " requests in flight", "remove it (default " + MAX_IN_FLIGHT_LIMIT + ")"));
     number(properties, ProducerConfig.RETRIES_CONFIG)
         .filter(value -> value < 1)
-        .ifPresent(value -> {
-          throw invalid(ProducerConfig.RETRIES_CONFIG, value, "must be at least 1: the idempotent "
-              + "producer needs retries, and the delivery timeout bounds them anyway",
-              "remove it (Kafka's default retries until delivery.timeout.ms)");
-        });
+        .ifPresent(value -> invalid(ProducerConfig.RETRIES_CONFIG, value, "must be at least 1: the "
+            + "idempotent producer needs retries, and the delivery timeout bounds them anyway",
+            "remove it (Kafka's default retries until delivery.timeout.ms)"));
     text(properties, ProducerConfig.PARTITIONER_IGNORE_KEYS_CONFIG)
-        .filter(value -> value.equalsIgnoreCase("true"))
-        .ifPresent(value -> {
-          throw invalid(ProducerConfig.PARTITIONER_IGNORE_KEYS_CONFIG, value, "must be false: "
-              + "records of one group key must go to one partition to stay in order", "remove it");
-        });
+        .filter(value -> value.equals("true"))
+        .ifPresent(value -> invalid(ProducerConfig.PARTITIONER_IGNORE_KEYS_CONFIG, value, "must be "
+            + "false: records of one group key must go to one partition to stay in order",
+            "remove it"));
   }
 
   private void applyDefaults(Map<String, Object> properties) {
@@ -188,7 +307,7 @@ final class KafkaRelaySettings {
     long deliveryMs = number(properties, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)
         .orElse(Math.min(Integer.MAX_VALUE, relayTimeoutMs * 3 / 4));
     if (deliveryMs >= relayTimeoutMs) {
-      throw invalid(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, deliveryMs, "must be shorter than "
+      invalid(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, deliveryMs, "must be shorter than "
           + "outbox." + context.outbox() + ".relay-timeout (" + relayTimeoutMs + " ms): a record "
           + "still retrying at the batch deadline counts as failed and is sent again",
           "remove it (default 3/4 of the relay timeout) or raise the relay timeout");
@@ -196,18 +315,19 @@ final class KafkaRelaySettings {
     long lingerMs = number(properties, ProducerConfig.LINGER_MS_CONFIG).orElse(DEFAULT_LINGER_MS);
     long requestMs = number(properties, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG)
         .orElse(Math.min(DEFAULT_REQUEST_TIMEOUT_MS, deliveryMs / 2));
-    if (deliveryMs < lingerMs + requestMs) {
-      throw invalid(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, deliveryMs, "must be at least "
+    if (deliveryMs < lingerMs + requestMs
+        && !problems.has(fullKey(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG))) {
+      invalid(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, deliveryMs, "must be at least "
           + "linger.ms + request.timeout.ms (" + lingerMs + " + " + requestMs + " ms), as Kafka "
           + "requires", "lower " + fullKey(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG)
           + " or raise the relay timeout");
     }
-    // Metadata waits (an unknown topic) block send() for max.block.ms: keep them well inside the
-    // batch; the relay gives up on the batch at the first such timeout.
+    // Metadata waits (an unknown topic) block send() for max.block.ms, and commitTransaction waits
+    // as long at most: keep them well inside the batch.
     long maxBlockMs = number(properties, ProducerConfig.MAX_BLOCK_MS_CONFIG)
         .orElse(Math.min(DEFAULT_MAX_BLOCK_MS, relayTimeoutMs / 4));
     if (maxBlockMs >= relayTimeoutMs) {
-      throw invalid(ProducerConfig.MAX_BLOCK_MS_CONFIG, maxBlockMs, "must be shorter than "
+      invalid(ProducerConfig.MAX_BLOCK_MS_CONFIG, maxBlockMs, "must be shorter than "
           + "outbox." + context.outbox() + ".relay-timeout (" + relayTimeoutMs + " ms): a send "
           + "blocked on metadata would outlast the batch", "remove it (default 1/4 of the relay "
           + "timeout, at most 60 s)");
@@ -216,6 +336,13 @@ final class KafkaRelaySettings {
     properties.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, toInt(deliveryMs));
     properties.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, toInt(requestMs));
     properties.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, maxBlockMs);
+    deliveryTimeout = Duration.ofMillis(deliveryMs);
+    if (fencing == Fencing.TRANSACTIONAL) {
+      // The coordinator aborts a transaction that stays open longer: no batch may, so a stale
+      // node's transaction is aborted soon even if no other node takes the partition over.
+      properties.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG,
+          toInt(Math.min(MAX_DEFAULT_TRANSACTION_TIMEOUT_MS, relayTimeoutMs)));
+    }
   }
 
   private static int toInt(long millis) {
@@ -223,24 +350,28 @@ final class KafkaRelaySettings {
   }
 
   private Optional<String> text(Map<String, Object> properties, String key) {
+    if (problems.has(fullKey(key))) {
+      return Optional.empty();
+    }
     return Optional.ofNullable(properties.get(key))
         .map(value -> value.toString().trim().toLowerCase(Locale.ROOT));
   }
 
   private Optional<Long> number(Map<String, Object> properties, String key) {
-    return text(properties, key).map(value -> {
+    return text(properties, key).flatMap(value -> {
       try {
-        return Long.parseLong(value);
+        return Optional.of(Long.parseLong(value));
       } catch (NumberFormatException e) {
-        throw invalid(key, value, "is not a whole number", "set a number of "
+        invalid(key, value, "is not a whole number", "set a number of "
             + (key.endsWith(".ms") ? "milliseconds" : "units") + " or remove it");
+        return Optional.empty();
       }
     });
   }
 
-  private OutboxConfigurationException invalid(String key, Object value, String rule, String fix) {
+  private void invalid(String key, Object value, String rule, String fix) {
     String fullKey = fullKey(key);
-    return new OutboxConfigurationException(fullKey, fullKey + "=" + value + " " + rule
-        + " (kafka relay of outbox '" + context.outbox() + "'); " + fix + ".");
+    problems.add(fullKey, fullKey + "=" + value + " " + rule + " (kafka relay of outbox '"
+        + context.outbox() + "'); " + fix + ".");
   }
 }

@@ -16,7 +16,12 @@ final class RecordMapping {
 
   private RecordMapping() {}
 
-  static ProducerRecord<String, byte[]> toProducerRecord(String topic, OutboxRecord record) {
+  /**
+   * @param fencingToken the token of the batch's claim, sent as {@link
+   *     OutboxKafkaHeaders#FENCING_TOKEN}
+   */
+  static ProducerRecord<String, byte[]> toProducerRecord(
+      String topic, OutboxRecord record, long fencingToken) {
     RecordHeaders headers = new RecordHeaders();
     for (Map.Entry<String, String> header : record.headers().entrySet()) {
       // Reserved names are rejected at publish; skipping them here keeps ours unambiguous.
@@ -31,6 +36,8 @@ final class RecordMapping {
       headers.add(OutboxKafkaHeaders.GROUP_KEY, utf8(record.groupKey()));
     }
     headers.add(OutboxKafkaHeaders.CONTENT_TYPE, utf8(record.contentType()));
+    headers.add(OutboxKafkaHeaders.PARTITION, utf8(Integer.toString(record.partition())));
+    headers.add(OutboxKafkaHeaders.FENCING_TOKEN, utf8(Long.toString(fencingToken)));
     return new ProducerRecord<>(topic, null, null, record.groupKey(), record.payload(), headers);
   }
 

@@ -17,7 +17,10 @@ import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
 import org.apache.kafka.server.common.Feature;
@@ -56,12 +59,61 @@ final class EmbeddedKafkaBroker implements BeforeAllCallback, AfterAllCallback {
 
   /** Formats a new data directory and starts the broker on free ports (outside JUnit: a main). */
   void create() throws Exception {
-    dataDir = Files.createTempDirectory("outboxer-kafka-");
-    brokerPort = freePort();
-    int controllerPort = freePort();
-    Map<String, String> config = config(controllerPort);
-    format(config);
-    start(config);
+    // A free port can be taken by another process before the broker binds it (builds share the
+    // machine): then start over on new ports, a few times.
+    for (int attempt = 1; ; attempt++) {
+      dataDir = Files.createTempDirectory("outboxer-kafka-");
+      brokerPort = freePort();
+      int controllerPort = freePort();
+      Map<String, String> config = config(controllerPort);
+      format(config);
+      try {
+        start(config);
+        awaitTransactions();
+        return;
+      } catch (RuntimeException e) {
+        if (attempt == 3 || !portTaken(e)) {
+          throw e;
+        }
+        stopQuietly();
+        destroy();
+      }
+    }
+  }
+
+  /**
+   * Initialises one transactional producer, so that the transaction log exists and its coordinator
+   * is loaded before a test runs, as on any cluster that has run transactions before: on a fresh
+   * broker the relay's first initTransactions would wait for that longer than a short test's
+   * max.block.ms.
+   */
+  private void awaitTransactions() {
+    Map<String, Object> config = Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+        ProducerConfig.TRANSACTIONAL_ID_CONFIG, "embedded-broker-warm-up",
+        ProducerConfig.MAX_BLOCK_MS_CONFIG, 60_000,
+        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
+        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
+      producer.initTransactions();
+    }
+  }
+
+  private static boolean portTaken(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (String.valueOf(cause.getMessage()).contains("Address already in use")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private synchronized void stopQuietly() {
+    try {
+      stop();
+    } catch (RuntimeException e) {
+      server = null;
+    }
   }
 
   /** Stops the broker and deletes its data directory. */
@@ -108,7 +160,12 @@ final class EmbeddedKafkaBroker implements BeforeAllCallback, AfterAllCallback {
   private synchronized void start(Map<String, String> config) {
     lastConfig = config;
     server = new KafkaRaftServer(new KafkaConfig(config, false), Time.SYSTEM);
-    server.startup();
+    try {
+      server.startup();
+    } catch (RuntimeException e) {
+      stopQuietly();
+      throw e;
+    }
   }
 
   private Map<String, String> config(int controllerPort) {
@@ -128,6 +185,9 @@ final class EmbeddedKafkaBroker implements BeforeAllCallback, AfterAllCallback {
     config.put("offsets.topic.num.partitions", "1");
     config.put("transaction.state.log.replication.factor", "1");
     config.put("transaction.state.log.min.isr", "1");
+    // One partition instead of 50: the first transactional producer (the relay's default) creates
+    // the transaction log, and 50 partitions take longer than a short test's max.block.ms.
+    config.put("transaction.state.log.num.partitions", "1");
     config.put("share.coordinator.state.topic.replication.factor", "1");
     config.put("share.coordinator.state.topic.min.isr", "1");
     config.put("group.initial.rebalance.delay.ms", "0");

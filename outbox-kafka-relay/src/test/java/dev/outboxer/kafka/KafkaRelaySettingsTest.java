@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxer.Ordering;
 import dev.outboxer.OutboxConfigurationException;
+import dev.outboxer.spi.MessageConstraints;
 import dev.outboxer.spi.Relay;
 import dev.outboxer.spi.RelayContext;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -87,6 +90,7 @@ class KafkaRelaySettingsTest {
     "max.in.flight.requests.per.connection, 0",
     "retries, 0",
     "transactional.id, orders-tx",
+    "transaction.timeout.ms, soon",
     "key.serializer, org.apache.kafka.common.serialization.ByteArraySerializer",
     "value.serializer, org.apache.kafka.common.serialization.StringSerializer",
     "partitioner.ignore.keys, true",
@@ -157,12 +161,124 @@ class KafkaRelaySettingsTest {
   }
 
   @Test
+  void validateReportsEveryProblemAtOnceNamingTheNearestKnownKey() {
+    RelayContext context = new RelayContext("orders", Ordering.GROUP, 4, Duration.ofSeconds(30),
+        Map.of("topic", "orders/paid", "bootstrap.server", "127.0.0.1:9", "acks", "1",
+            "compression.type", "brotli", "fencnig", "none", "linger.ms", "soon"));
+
+    assertThatThrownBy(() -> new KafkaRelayProvider().validate(context))
+        .isInstanceOfSatisfying(OutboxConfigurationException.class, first -> {
+          List<String> messages = new ArrayList<>();
+          messages.add(first.getMessage());
+          for (Throwable more : first.getSuppressed()) {
+            messages.add(more.getMessage());
+          }
+          assertThat(messages).hasSize(7).anySatisfy(message -> assertThat(message)
+                  .contains("outbox.orders.kafka.bootstrap.server is not a setting")
+                  .contains("Did you mean outbox.orders.kafka.bootstrap.servers?"))
+              .anySatisfy(message -> assertThat(message)
+                  .contains("outbox.orders.kafka.fencnig is not a setting")
+                  .contains("Did you mean outbox.orders.kafka.fencing?"))
+              .anySatisfy(message -> assertThat(message)
+                  .contains("outbox.orders.kafka.bootstrap.servers is not set"))
+              .anySatisfy(message -> assertThat(message)
+                  .contains("outbox.orders.kafka.topic=orders/paid is not a legal Kafka topic"))
+              .anySatisfy(message -> assertThat(message).contains("outbox.orders.kafka.acks=1"))
+              .anySatisfy(message -> assertThat(message)
+                  .contains("outbox.orders.kafka.compression.type=brotli is refused by the Kafka "
+                      + "producer"))
+              .anySatisfy(message -> assertThat(message)
+                  .contains("outbox.orders.kafka.linger.ms=soon"));
+        });
+  }
+
+  @Test
+  void anUnknownKeyFarFromEveryKnownOneIsRejectedWithoutAGuess() {
+    assertThatThrownBy(() -> KafkaRelaySettings.from(context("schema.registry.url", "http://x")))
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessageContaining("outbox.orders.kafka.schema.registry.url is not a setting of the "
+            + "kafka relay of outbox 'orders'")
+        .hasMessageContaining("[fencing, topic, transactional-id-prefix]")
+        .hasMessageNotContaining("Did you mean");
+  }
+
+  @Test
+  void aPasswordKafkaRefusesIsNotShownInTheMessage() {
+    assertThatThrownBy(() -> KafkaRelaySettings.from(context("ssl.key.password", "s3cret",
+            "ssl.keystore.type", "JKS", "sasl.mechanism", "PLAIN", "retries", "x")))
+        .isInstanceOf(OutboxConfigurationException.class)
+        .satisfies(e -> assertThat(e.getMessage() + List.of(e.getSuppressed()))
+            .doesNotContain("s3cret"));
+  }
+
+  @Test
+  void fencingIsTransactionalByDefaultWithATransactionIdPerPartitionAndTheRelayTimeout() {
+    KafkaRelaySettings settings = KafkaRelaySettings.from(context());
+
+    assertThat(settings.fencing()).isEqualTo(KafkaRelaySettings.Fencing.TRANSACTIONAL);
+    assertThat(settings.transactionalId(3)).isEqualTo("outboxer-orders-3");
+    assertThat(settings.producerProperties())
+        .containsEntry("transaction.timeout.ms", 30_000)
+        .doesNotContainKeys("transactional.id", "fencing", "transactional-id-prefix");
+  }
+
+  @Test
+  void theTransactionalIdPrefixAndTheTransactionTimeoutCanBeChosen() {
+    KafkaRelaySettings settings = KafkaRelaySettings.from(context(
+        "transactional-id-prefix", "billing-orders", "transaction.timeout.ms", "20000"));
+
+    assertThat(settings.transactionalId(0)).isEqualTo("billing-orders-0");
+    assertThat(settings.producerProperties()).containsEntry("transaction.timeout.ms", "20000");
+  }
+
+  @Test
+  void fencingNoneUsesNoTransactions() {
+    KafkaRelaySettings settings = KafkaRelaySettings.from(context("fencing", "NONE"));
+
+    assertThat(settings.fencing()).isEqualTo(KafkaRelaySettings.Fencing.NONE);
+    assertThat(settings.producerProperties()).doesNotContainKey("transaction.timeout.ms");
+  }
+
+  @Test
+  void anUnknownFencingModeIsRejectedWithTheChoices() {
+    assertThatThrownBy(() -> KafkaRelaySettings.from(context("fencing", "strict")))
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessageContaining("outbox.orders.kafka.fencing=strict is not a fencing mode")
+        .hasMessageContaining("transactional")
+        .hasMessageContaining("none");
+  }
+
+  @Test
+  void constraintsKeepRoomForHeadersAndKeyInsideMaxRequestSize() {
+    KafkaRelayProvider provider = new KafkaRelayProvider();
+
+    MessageConstraints defaults = provider.constraints(context());
+    MessageConstraints larger = provider.constraints(context("max.request.size", "4194304"));
+    MessageConstraints bufferBound = provider.constraints(
+        context("max.request.size", "4194304", "buffer.memory", "2097152"));
+
+    assertThat(defaults.maxPayloadBytes()).isEqualTo(1_048_576 - KafkaConstraints.RESERVED_BYTES);
+    assertThat(defaults.maxHeaderBytes()).isEqualTo(65_536);
+    assertThat(defaults.checkHeader("x-tenant", "acme")).isNull();
+    assertThat(larger.maxPayloadBytes()).isEqualTo(4_194_304 - KafkaConstraints.RESERVED_BYTES);
+    assertThat(bufferBound.maxPayloadBytes()).isEqualTo(2_097_152 - KafkaConstraints.RESERVED_BYTES);
+  }
+
+  @Test
+  void aMaxRequestSizeWithoutRoomForAPayloadIsRejected() {
+    assertThatThrownBy(() -> KafkaRelaySettings.from(context("max.request.size", "65536")))
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessageContaining("outbox.orders.kafka.max.request.size=65536 leaves too little room")
+        .hasMessageContaining("raise it to at least " + (KafkaConstraints.RESERVED_BYTES + 1024));
+  }
+
+  @Test
   void providerIsNamedKafkaAndCreatesAClosableRelayWithoutConnecting() {
     KafkaRelayProvider provider = new KafkaRelayProvider();
 
     assertThat(provider.name()).isEqualTo("kafka");
     Relay relay = provider.create(context());
-    assertThat(relay).hasToString("KafkaRelay[outbox=orders, topic=orders]");
+    assertThat(relay).hasToString("KafkaRelay[outbox=orders, topic=orders, fencing=transactional]");
     relay.close();
     relay.close();
   }

@@ -25,7 +25,8 @@ import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The relay against a real single-node KRaft broker, driven as a partition worker would. */
 class KafkaRelayTest {
@@ -45,9 +46,11 @@ class KafkaRelayTest {
         .create(new RelayContext("orders", Ordering.GROUP, 4, relayTimeout, properties));
   }
 
-  @Test
-  void everyMessageArrivesOncePerKeyInRelayOrderFromConcurrentWorkers() throws Exception {
-    String topic = "orders-concurrent";
+  @ParameterizedTest(name = "fencing {0}")
+  @ValueSource(strings = {"transactional", "none"})
+  void everyMessageArrivesOncePerKeyInRelayOrderFromConcurrentWorkers(String fencing)
+      throws Exception {
+    String topic = "orders-concurrent-" + fencing;
     KAFKA.createTopic(topic, 4, Map.of());
     // 4 outbox partitions, each with its own groups (as the core hashes them) and some
     // unordered messages, relayed by 4 worker threads through one shared relay.
@@ -59,7 +62,7 @@ class KafkaRelayTest {
           .add(records.next(partition, key));
     }
     List<TestRelayBatch> batches = new ArrayList<>();
-    try (Relay relay = relay(KAFKA, topic, RELAY_TIMEOUT, Map.of())) {
+    try (Relay relay = relay(KAFKA, topic, RELAY_TIMEOUT, Map.of("fencing", fencing))) {
       ExecutorService workers = Executors.newFixedThreadPool(4);
       List<Future<List<TestRelayBatch>>> done = new ArrayList<>();
       for (List<OutboxRecord> partitionRecords : byPartition.values()) {
@@ -95,7 +98,9 @@ class KafkaRelayTest {
           .containsEntry(OutboxKafkaHeaders.GROUP_KEY, key)
           .containsEntry(OutboxKafkaHeaders.OUTBOX, "orders")
           .containsEntry(OutboxKafkaHeaders.TYPE, "OrderPaid")
-          .containsEntry(OutboxKafkaHeaders.CONTENT_TYPE, "application/json"));
+          .containsEntry(OutboxKafkaHeaders.CONTENT_TYPE, "application/json")
+          .containsEntry(OutboxKafkaHeaders.PARTITION, key.split(":")[1])
+          .containsEntry(OutboxKafkaHeaders.FENCING_TOKEN, "1"));
     });
     List<Received> unkeyed = received.stream().filter(r -> r.key() == null).toList();
     assertThat(unkeyed).hasSize(200)
@@ -106,11 +111,14 @@ class KafkaRelayTest {
         .isEqualTo("{\"id\":" + first.outboxId() + ",\"key\":\"order:0:0\"}");
   }
 
-  @ParameterizedTest
-  @EnumSource(Ordering.class)
-  void aRecordTheBrokerRejectsHoldsBackOnlyTheRestOfItsOrderingUnit(Ordering ordering)
-      throws Exception {
-    String topic = "orders-small-" + ordering.configValue();
+  @ParameterizedTest(name = "{0}, fencing {1}")
+  @CsvSource({
+    "GROUP, transactional", "TOTAL, transactional", "NONE, transactional",
+    "GROUP, none", "TOTAL, none", "NONE, none",
+  })
+  void aRecordTheBrokerRejectsHoldsBackOnlyTheRestOfItsOrderingUnit(Ordering ordering,
+      String fencing) throws Exception {
+    String topic = "orders-small-" + ordering.configValue() + "-" + fencing;
     KAFKA.createTopic(topic, 2, Map.of("max.message.bytes", "1024"));
     OutboxRecord a1 = records.next(0, "a");
     OutboxRecord a2 = records.next(0, "a", new byte[4096], Map.of());
@@ -121,7 +129,7 @@ class KafkaRelayTest {
     TestRelayBatch batch =
         new TestRelayBatch(ordering, List.of(a1, a2, a3, b1, n1, b2), RELAY_TIMEOUT);
 
-    try (Relay relay = relay(KAFKA, topic, RELAY_TIMEOUT, Map.of())) {
+    try (Relay relay = relay(KAFKA, topic, RELAY_TIMEOUT, Map.of("fencing", fencing))) {
       relay.relay(batch);
       batch.end();
     }

@@ -12,6 +12,7 @@ import dev.outboxer.OutboxException;
 import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
 import dev.outboxer.cdi.internal.work.Workers;
 import dev.outboxer.kafka.TopicReader.Received;
+import dev.outboxer.testing.OutboxTables;
 import dev.outboxer.testing.OutboxTestContainer;
 import dev.outboxer.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
@@ -27,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -132,7 +134,11 @@ class KafkaRelayThroughOutboxTest {
 
     List<Received> received;
     try (TopicTail tail = new TopicTail(KAFKA.bootstrapServers(), ORDERS_TOPIC)) {
-      await().atMost(WAIT).until(() -> tail.poll() >= published.size());
+      try {
+        await().atMost(WAIT).until(() -> tail.poll() >= published.size());
+      } catch (ConditionTimeoutException e) {
+        throw new AssertionError("not every message reached the topic: " + diagnosis("orders", tail), e);
+      }
       // Every row deleted, each counted once: no batch is left to send anything more.
       await().atMost(WAIT).until(() -> admin.counts("orders").pending() == 0);
       await().atMost(WAIT)
@@ -300,6 +306,15 @@ class KafkaRelayThroughOutboxTest {
     }
     await().atMost(WAIT).until(() -> admin.counts("missing").pending() == 0);
     assertThat(admin.counts("missing").dead()).isZero();
+  }
+
+  /** What the outbox and the topic hold, for a failure message. */
+  private String diagnosis(String outboxName, TopicTail tail) {
+    List<OutboxTables.StoredMessage> pending = container.tables().messages(outboxName);
+    return "received " + tail.received().size() + ", " + admin.counts(outboxName) + ", failed attempts "
+        + metrics.count(OutboxMetrics.FAILED_ATTEMPTS, outboxName) + ", first pending "
+        + pending.stream().findFirst().map(m -> m.id() + " attempts " + m.attempts() + " last error "
+            + m.lastError()).orElse("none");
   }
 
   /**

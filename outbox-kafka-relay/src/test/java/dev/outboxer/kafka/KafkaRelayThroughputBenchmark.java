@@ -20,7 +20,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * Measures, does not assert a speed: how many messages per second the relay pushes into the
  * embedded broker, 100,000 records of 200 bytes in batches of 100 from 4 threads (4 outbox
- * partitions, one worker each, one shared relay), against a 4-partition topic. Not part of the
+ * partitions, one worker each, one shared relay), against a 4-partition topic, with each fencing
+ * mode: {@code transactional} (a Kafka transaction per batch) and {@code none}. Not part of the
  * build (the name does not match Surefire's patterns); run it with
  * {@code mvn -f outbox-kafka-relay/pom.xml test -Dtest=KafkaRelayThroughputBenchmark}.
  */
@@ -33,16 +34,20 @@ class KafkaRelayThroughputBenchmark {
   private static final int PAYLOAD_BYTES = 200;
   private static final Duration RELAY_TIMEOUT = Duration.ofSeconds(30);
 
-  @ParameterizedTest(name = "{0}: {1} records, {2} group keys per partition")
+  @ParameterizedTest(name = "{0}: {1} records, {2} group keys per partition, fencing {4}")
   @CsvSource({
-    "warm-up, 20000, 1000, GROUP",
-    "many groups, 100000, 1000, GROUP",
-    "10 hot groups, 100000, 10, GROUP",
-    "unordered, 100000, 0, NONE",
+    "warm-up, 20000, 1000, GROUP, transactional",
+    "warm-up, 20000, 1000, GROUP, none",
+    "many groups, 100000, 1000, GROUP, transactional",
+    "many groups, 100000, 1000, GROUP, none",
+    "10 hot groups, 100000, 10, GROUP, transactional",
+    "10 hot groups, 100000, 10, GROUP, none",
+    "unordered, 100000, 0, NONE, transactional",
+    "unordered, 100000, 0, NONE, none",
   })
-  void relayThroughput(String label, int total, int keysPerPartition, Ordering ordering)
-      throws Exception {
-    String topic = "bench-" + label.replace(' ', '-');
+  void relayThroughput(String label, int total, int keysPerPartition, Ordering ordering,
+      String fencing) throws Exception {
+    String topic = "bench-" + label.replace(' ', '-') + "-" + fencing;
     KAFKA.createTopic(topic, THREADS, Map.of());
     OutboxRecords records = new OutboxRecords("bench");
     List<List<OutboxRecord>> perPartition = new ArrayList<>();
@@ -60,7 +65,8 @@ class KafkaRelayThroughputBenchmark {
     long unconfirmed = 0;
     long start;
     long nanos;
-    try (Relay relay = KafkaRelayTest.relay(KAFKA, topic, RELAY_TIMEOUT, Map.of())) {
+    try (Relay relay = KafkaRelayTest.relay(KAFKA, topic, RELAY_TIMEOUT,
+        Map.of("fencing", fencing))) {
       List<Future<Long>> done = new ArrayList<>();
       start = System.nanoTime();
       for (List<OutboxRecord> mine : perPartition) {
@@ -76,9 +82,9 @@ class KafkaRelayThroughputBenchmark {
 
     assertThat(unconfirmed).isZero();
     double perSecond = total / (nanos / 1e9);
-    System.out.printf("BENCHMARK %-13s %,7d records, %d threads, batches of %d, %d-byte payloads: "
-        + "%,.0f messages/s (%.2f s)%n", label, total, THREADS, BATCH, PAYLOAD_BYTES, perSecond,
-        nanos / 1e9);
+    System.out.printf("BENCHMARK %-13s fencing %-13s %,7d records, %d threads, batches of %d, "
+        + "%d-byte payloads: %,.0f messages/s (%.2f s)%n", label, fencing, total, THREADS, BATCH,
+        PAYLOAD_BYTES, perSecond, nanos / 1e9);
   }
 
   private static long relay(Relay relay, Ordering ordering, List<OutboxRecord> records)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxer.Ordering;
 import dev.outboxer.spi.OutboxRecord;
+import dev.outboxer.spi.StandardHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +22,8 @@ class RecordMappingTest {
     OutboxRecord record = records.next(3, "order:42", "{}".getBytes(StandardCharsets.UTF_8),
         Map.of("trace-id", "abc", "outbox-id", "forged"));
 
-    ProducerRecord<String, byte[]> mapped = RecordMapping.toProducerRecord("orders-topic", record);
+    ProducerRecord<String, byte[]> mapped =
+        RecordMapping.toProducerRecord("orders-topic", record, 17);
 
     assertThat(mapped.topic()).isEqualTo("orders-topic");
     assertThat(mapped.key()).isEqualTo("order:42");
@@ -34,17 +36,29 @@ class RecordMappingTest {
         "outbox-type=OrderPaid",
         "outbox-name=orders",
         "outbox-group-key=order:42",
-        "outbox-content-type=application/json");
+        "outbox-content-type=application/json",
+        "outbox-partition=3",
+        "outbox-fencing-token=17");
   }
 
   @Test
   void nullGroupKeyStaysANullRecordKeyWithoutGroupHeader() {
     ProducerRecord<String, byte[]> mapped =
-        RecordMapping.toProducerRecord("orders", records.next(0, null));
+        RecordMapping.toProducerRecord("orders", records.next(0, null), 1);
 
     assertThat(mapped.key()).isNull();
     assertThat(mapped.headers().lastHeader(OutboxKafkaHeaders.GROUP_KEY)).isNull();
     assertThat(mapped.headers().lastHeader(OutboxKafkaHeaders.ID)).isNotNull();
+  }
+
+  @Test
+  void theHeaderNamesAreTheStandardOnes() {
+    assertThat(List.of(OutboxKafkaHeaders.ID, OutboxKafkaHeaders.GROUP_KEY, OutboxKafkaHeaders.OUTBOX,
+            OutboxKafkaHeaders.TYPE, OutboxKafkaHeaders.CONTENT_TYPE, OutboxKafkaHeaders.PARTITION,
+            OutboxKafkaHeaders.FENCING_TOKEN, OutboxKafkaHeaders.RESERVED_PREFIX))
+        .containsExactly(StandardHeaders.ID, StandardHeaders.GROUP_KEY, StandardHeaders.OUTBOX,
+            StandardHeaders.TYPE, StandardHeaders.CONTENT_TYPE, StandardHeaders.PARTITION,
+            StandardHeaders.FENCING_TOKEN, StandardHeaders.RESERVED_PREFIX);
   }
 
   @Test

@@ -23,6 +23,10 @@ final class TopicReader {
     long outboxId() {
       return Long.parseLong(headers.get(OutboxKafkaHeaders.ID));
     }
+
+    long fencingToken() {
+      return Long.parseLong(headers.get(OutboxKafkaHeaders.FENCING_TOKEN));
+    }
   }
 
   private TopicReader() {}
@@ -32,8 +36,21 @@ final class TopicReader {
    * timeout; returns what it read, in partition then offset order.
    */
   static List<Received> readAll(String bootstrap, String topic, int atLeast, Duration timeout) {
+    return readAll(consumerConfig(bootstrap), topic, atLeast, timeout);
+  }
+
+  /** As {@link #readAll(String, String, int, Duration)}, also the records of aborted transactions. */
+  static List<Received> readAllUncommitted(
+      String bootstrap, String topic, int atLeast, Duration timeout) {
+    Map<String, Object> config = new java.util.HashMap<>(consumerConfig(bootstrap));
+    config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+    return readAll(config, topic, atLeast, timeout);
+  }
+
+  private static List<Received> readAll(
+      Map<String, Object> config, String topic, int atLeast, Duration timeout) {
     List<Received> received = new ArrayList<>();
-    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(consumerConfig(bootstrap))) {
+    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
       List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
           .map(info -> new TopicPartition(topic, info.partition()))
           .toList();
@@ -56,10 +73,14 @@ final class TopicReader {
     return received;
   }
 
-  /** A consumer without group (assign, no commits) reading String keys and byte[] values. */
+  /**
+   * A consumer without group (assign, no commits) reading String keys and byte[] values, with
+   * {@code isolation.level=read_committed} as the relay's fencing requires of consumers.
+   */
   static Map<String, Object> consumerConfig(String bootstrap) {
     return Map.of(
         ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
         ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
         ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
         ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",

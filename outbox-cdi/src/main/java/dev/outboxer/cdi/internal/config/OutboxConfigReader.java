@@ -27,7 +27,13 @@ public final class OutboxConfigReader {
 
   private static final Pattern RELAY_KEY = Pattern.compile("outbox\\.([^.]+)\\.relay");
   private static final Set<String> RESERVED_NAMES = Set.of("worker", "database", "metrics", "node-id", "schema",
-      "datasource", "health", "admin", "wake-up");
+      "datasource", "health", "admin", "inbox", "telemetry", "wake-up");
+  /**
+   * Key spaces of optional modules, which check their own keys at deployment: {@code
+   * outbox.<space>.*} and {@code outbox.<name>.<space>.*} (outbox-health: {@code health},
+   * outbox-admin: {@code admin}, outbox-inbox: {@code inbox}).
+   */
+  private static final Set<String> MODULE_KEY_SPACES = Set.of("health", "admin", "inbox", "telemetry");
   private static final Set<String> OUTBOX_KEYS =
       Set.of(RELAY, ORDERING, PARTITIONS, MAX_ATTEMPTS, BACKOFF_MIN, BACKOFF_MAX, SERIALIZE_WRITES,
           BATCH_SIZE, POLL_INTERVAL, MAX_POLL_INTERVAL, RELAY_TIMEOUT, TRANSACTION_TIMEOUT, MAX_PAYLOAD_SIZE);
@@ -258,6 +264,11 @@ public final class OutboxConfigReader {
       int dot = rest.indexOf('.');
       String outbox = dot < 0 ? rest : rest.substring(0, dot);
       String outboxKey = dot < 0 ? "" : rest.substring(dot + 1);
+      int spaceDot = outboxKey.indexOf('.');
+      if (MODULE_KEY_SPACES.contains(outbox)
+          || spaceDot > 0 && MODULE_KEY_SPACES.contains(outboxKey.substring(0, spaceDot))) {
+        continue;
+      }
       OutboxSettings settings = outboxes.get(outbox);
       if (settings == null) {
         if (!keys.contains(ConfigKeys.key(outbox, RELAY)) && !RESERVED_NAMES.contains(outbox)) {

@@ -1,0 +1,43 @@
+package dev.outboxer.health;
+
+import dev.outboxer.OutboxAdmin;
+import dev.outboxer.WorkerStatus;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
+import org.eclipse.microprofile.health.Readiness;
+
+/**
+ * Readiness {@value #NAME}: UP once Outboxer has started on this node ({@link OutboxAdmin#started()}:
+ * schema checked, rules in line with the configuration, workers started), DOWN before that and once
+ * shutdown has begun. Reads no database.
+ */
+@Readiness
+@ApplicationScoped
+class OutboxStartedCheck implements HealthCheck {
+
+  static final String NAME = "outbox-started";
+
+  @Inject OutboxAdmin admin;
+  @Inject HealthConfiguration configuration;
+
+  @Override
+  public HealthCheckResponse call() {
+    boolean started = admin.started();
+    HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME).status(started);
+    Map<String, Long> workers = started
+        ? admin.workers().stream().collect(Collectors.groupingBy(WorkerStatus::outbox, Collectors.counting()))
+        : Map.of();
+    for (String outbox : configuration.settings().outboxes()) {
+      long count = workers.getOrDefault(outbox, 0L);
+      response.withData(outbox, !started ? "not started"
+          : count > 0 ? "started, " + count + " partition worker(s) on this node"
+          : "started, publish only on this node");
+    }
+    return response.build();
+  }
+}

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -43,12 +44,16 @@ class KafkaRelayBrokerOutageTest {
     List<String> violations = new ArrayList<>();
     List<Duration> overruns = new ArrayList<>();
     CompletableFuture<Void> outage = null;
+    CountDownLatch brokerStopped = new CountDownLatch(1);
 
     try (Relay relay = KafkaRelayTest.relay(KAFKA, topic, RELAY_TIMEOUT, Map.of())) {
       long giveUp = System.nanoTime() + Duration.ofSeconds(120).toNanos();
       while ((published.size() < MESSAGES || !pending.isEmpty()) && System.nanoTime() < giveUp) {
         // publish: 20 new messages per round over 12 keys, every 7th without a key
-        for (int i = 0; i < 20 && published.size() < MESSAGES; i++) {
+        // after the 300th, nothing more is published until the broker is down: on a slow machine the
+        // loop would otherwise relay everything before the outage begins
+        boolean waitForOutage = outage != null && brokerStopped.getCount() > 0;
+        for (int i = 0; i < 20 && published.size() < MESSAGES && !waitForOutage; i++) {
           int n = published.size();
           OutboxRecord record = records.next(0, n % 7 == 6 ? null : "order:" + n % 12);
           published.add(record);
@@ -59,9 +64,14 @@ class KafkaRelayBrokerOutageTest {
           outage = CompletableFuture.runAsync(() -> {
             sleep(Duration.ofMillis(50));
             KAFKA.stop();
+            brokerStopped.countDown();
             sleep(Duration.ofSeconds(8));
             KAFKA.start();
           });
+        }
+        if (pending.isEmpty()) {
+          sleep(Duration.ofMillis(20)); // everything went out before the broker stopped: wait for the outage
+          continue;
         }
         TestRelayBatch batch = new TestRelayBatch(Ordering.GROUP,
             pending.subList(0, Math.min(40, pending.size())), RELAY_TIMEOUT);

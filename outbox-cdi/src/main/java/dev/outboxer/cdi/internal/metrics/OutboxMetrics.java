@@ -5,27 +5,24 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import org.eclipse.microprofile.metrics.Counter;
-import org.eclipse.microprofile.metrics.Metadata;
-import org.eclipse.microprofile.metrics.MetricID;
-import org.eclipse.microprofile.metrics.MetricRegistry;
-import org.eclipse.microprofile.metrics.MetricUnits;
-import org.eclipse.microprofile.metrics.Tag;
-import org.eclipse.microprofile.metrics.Timer;
 
 /**
  * MicroProfile Metrics of every outbox, tagged {@code outbox=<name>}, in the application registry.
- * Without a MetricRegistry bean (no MicroProfile Metrics in the runtime) every call does nothing.
+ *
+ * <p>MicroProfile Metrics is optional. This class does not link against its API: at first use it
+ * looks for the API and a {@code MetricRegistry} bean and, only if both are there, loads {@link
+ * MicroProfileMetricsSink}. Without them (for example Open Liberty without {@code mpMetrics}) every
+ * call does nothing, and it says so once at INFO. A metrics runtime that breaks at run time is
+ * reported once at WARNING and then ignored: metrics never stop the outbox.
  */
 @ApplicationScoped
 public class OutboxMetrics {
 
   private static final Logger LOG = Logger.getLogger(OutboxMetrics.class.getName());
+  static final String REGISTRY_CLASS = "org.eclipse.microprofile.metrics.MetricRegistry";
 
   public static final String PUBLISHED = "outbox.published";
   public static final String RELAYED = "outbox.relayed";
@@ -39,87 +36,40 @@ public class OutboxMetrics {
   public static final String COMMIT_UNKNOWN = "outbox.commit.unknown";
   public static final String DEADLOCKS = "outbox.deadlocks";
 
-  private static final Metadata PUBLISHED_METADATA = metadata(PUBLISHED, "Messages published (counted when their transaction commits)", MetricUnits.NONE);
-  private static final Metadata RELAYED_METADATA = metadata(RELAYED, "Messages relayed: rows the relay confirmed and a committed batch deleted", MetricUnits.NONE);
-  private static final Metadata FAILED_METADATA = metadata(FAILED_ATTEMPTS, "Failed delivery attempts", MetricUnits.NONE);
-  private static final Metadata DEAD_LETTERED_METADATA = metadata(DEAD_LETTERED, "Messages that used up max-attempts and became dead", MetricUnits.NONE);
-  private static final Metadata BATCH_FAILURES_METADATA = metadata(BATCH_FAILURES, "Batches that failed as a whole (database unreachable, commit failed) and were rolled back", MetricUnits.NONE);
-  private static final Metadata COMMIT_UNKNOWN_METADATA = metadata(COMMIT_UNKNOWN, "Batch commits whose outcome is unknown (connection lost during the commit, heuristic outcome): their messages may be delivered again", MetricUnits.NONE);
-  private static final Metadata DEADLOCKS_METADATA = metadata(DEADLOCKS, "Batches the database rolled back to break a deadlock (retried at once)", MetricUnits.NONE);
-  private static final Metadata BATCH_METADATA = metadata(RELAY_BATCH, "Time the relay took per batch", MetricUnits.NANOSECONDS);
+  @Inject Instance<Object> beans;
 
-  @Inject Instance<MetricRegistry> registries;
-
-  private volatile MetricRegistry registry;
-  private volatile boolean resolved;
+  private volatile MetricsSink sink;
   private volatile boolean metricsBroken;
-  private final Map<String, Counter> counters = new ConcurrentHashMap<>();
-  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
-  private final java.util.Set<MetricID> registered = ConcurrentHashMap.newKeySet();
 
   public void published(String outbox, int count) {
-    safely(() -> counter(PUBLISHED_METADATA, outbox, count));
+    count(PUBLISHED, outbox, count);
   }
 
   public void batchFailed(String outbox) {
-    safely(() -> counter(BATCH_FAILURES_METADATA, outbox, 1));
+    count(BATCH_FAILURES, outbox, 1);
   }
 
   public void commitUnknown(String outbox) {
-    safely(() -> counter(COMMIT_UNKNOWN_METADATA, outbox, 1));
+    count(COMMIT_UNKNOWN, outbox, 1);
   }
 
   public void deadlock(String outbox) {
-    safely(() -> counter(DEADLOCKS_METADATA, outbox, 1));
+    count(DEADLOCKS, outbox, 1);
   }
 
   /** Counts what a committed batch did: {@code relayed} is the number of rows its commit deleted. */
   public void batch(String outbox, int relayedRows, int failed, int died, Duration relayTime, boolean relayed) {
-    safely(() -> {
-      counter(RELAYED_METADATA, outbox, relayedRows);
-      counter(FAILED_METADATA, outbox, failed);
-      counter(DEAD_LETTERED_METADATA, outbox, died);
-      MetricRegistry metrics = registry();
-      if (relayed && metrics != null) {
-        timers.computeIfAbsent(outbox, name -> {
-          registered.add(new MetricID(RELAY_BATCH, tag(name)));
-          return metrics.timer(BATCH_METADATA, tag(name));
-        }).update(relayTime);
-      }
-    });
-  }
-
-  /**
-   * Metrics must never stop the outbox: a broken metrics runtime (seen: Micrometer without its
-   * HdrHistogram dependency) is reported once and then ignored.
-   */
-  private void safely(Runnable update) {
-    try {
-      update.run();
-    } catch (RuntimeException | LinkageError broken) {
-      if (!metricsBroken) {
-        metricsBroken = true;
-        LOG.log(Level.WARNING, "Outboxer could not update its metrics; it goes on without them", broken);
-      }
+    count(RELAYED, outbox, relayedRows);
+    count(FAILED_ATTEMPTS, outbox, failed);
+    count(DEAD_LETTERED, outbox, died);
+    if (relayed) {
+      safely(() -> sink().timeBatch(outbox, relayTime));
     }
   }
 
   /** The gauges read the given supplier, which must be cheap: it should return cached counts. */
   public void registerGauges(String outbox, Supplier<OutboxCounts> counts) {
-    MetricRegistry metrics = registry();
-    if (metrics == null) {
-      return;
-    }
-    Tag tag = tag(outbox);
-    metrics.gauge(metadata(PENDING, "Messages waiting to be relayed, retries included", MetricUnits.NONE), counts,
-        latest -> latest.get().pending(), tag);
-    metrics.gauge(metadata(DEAD, "Dead messages waiting for retryDead or discard", MetricUnits.NONE), counts,
-        latest -> latest.get().dead(), tag);
-    metrics.gauge(metadata(OLDEST_PENDING_AGE, "Age of the oldest pending message: the outbox's lag", MetricUnits.SECONDS),
-        counts, latest -> latest.get().oldestPendingAge().toMillis() / 1000.0, tag);
-    for (String name : new String[] {PENDING, DEAD, OLDEST_PENDING_AGE}) {
-      registered.add(new MetricID(name, tag));
-    }
+    safely(() -> sink().registerGauges(outbox, counts));
   }
 
   /**
@@ -128,39 +78,57 @@ public class OutboxMetrics {
    * them, and refuse the next start's gauges of the same name.
    */
   public void unregister() {
-    MetricRegistry metrics = registry();
-    if (metrics != null) {
-      registered.forEach(metrics::remove);
-    }
-    registered.clear();
-    counters.clear();
-    timers.clear();
+    safely(() -> sink().unregister());
   }
 
-  private void counter(Metadata metadata, String outbox, int increment) {
-    MetricRegistry metrics = registry();
-    if (metrics == null || increment == 0) {
+  private void count(String name, String outbox, long increment) {
+    if (increment != 0) {
+      safely(() -> sink().count(name, outbox, increment));
+    }
+  }
+
+  /**
+   * Metrics must never stop the outbox: a broken metrics runtime (seen: Micrometer without its
+   * HdrHistogram dependency) is reported once and then ignored.
+   */
+  private void safely(Runnable update) {
+    if (metricsBroken) {
       return;
     }
-    counters.computeIfAbsent(metadata.getName() + '\u0000' + outbox, key -> {
-      registered.add(new MetricID(metadata.getName(), tag(outbox)));
-      return metrics.counter(metadata, tag(outbox));
-    }).inc(increment);
-  }
-
-  private MetricRegistry registry() {
-    if (!resolved) {
-      registry = registries.isResolvable() ? registries.get() : null;
-      resolved = true;
+    try {
+      update.run();
+    } catch (RuntimeException | LinkageError broken) {
+      metricsBroken = true;
+      LOG.log(Level.WARNING, "Outboxer could not update its metrics; it goes on without them", broken);
     }
-    return registry;
   }
 
-  private static Tag tag(String outbox) {
-    return new Tag("outbox", outbox);
+  private MetricsSink sink() {
+    MetricsSink found = sink;
+    if (found == null) {
+      found = find(beans, OutboxMetrics.class.getClassLoader());
+      sink = found;
+    }
+    return found;
   }
 
-  private static Metadata metadata(String name, String description, String unit) {
-    return Metadata.builder().withName(name).withDescription(description).withUnit(unit).build();
+  /**
+   * The MicroProfile Metrics sink if the API is visible to {@code loader} and a registry bean exists,
+   * else {@link MetricsSink#NONE}.
+   */
+  static MetricsSink find(Instance<Object> beans, ClassLoader loader) {
+    try {
+      Class.forName(REGISTRY_CLASS, false, loader);
+    } catch (ClassNotFoundException | LinkageError absent) {
+      LOG.info("Outboxer: MicroProfile Metrics is not available (no " + REGISTRY_CLASS + "), so the outbox"
+          + " metrics are off. Enable it (Open Liberty: feature mpMetrics-5.1) to get them.");
+      return MetricsSink.NONE;
+    }
+    MetricsSink found = beans == null ? null : MicroProfileMetricsSink.lookup(beans);
+    if (found == null) {
+      LOG.info("Outboxer: no MetricRegistry bean, so the outbox metrics are off.");
+      return MetricsSink.NONE;
+    }
+    return found;
   }
 }

@@ -91,9 +91,11 @@ class WorkerStallTest {
       throws Exception {
     HangingRelay relay = container.select(HangingRelay.class);
     CountDownLatch hanging = relay.hangNextBatch();
+    // Taken before the publish: the worker's run starts after it, so the run is never older than
+    // this (a stamp taken after the latch would be later than the run's start, by up to a scheduling delay).
+    long hangStarted = System.nanoTime();
     long id = publish("hang");
     assertThat(hanging.await(10, TimeUnit.SECONDS)).as("the relay hangs").isTrue();
-    long hangStarted = System.nanoTime();
 
     JsonObject early = liveness();
     if (System.nanoTime() - hangStarted < STALL.toNanos()) {

@@ -12,12 +12,15 @@ import java.util.List;
 import java.util.stream.Stream;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import liquibase.Liquibase;
 import liquibase.Scope;
+import liquibase.UpdateSummaryOutputEnum;
+import liquibase.command.CommandScope;
+import liquibase.command.core.UpdateCommandStep;
+import liquibase.command.core.helpers.DbUrlConnectionArgumentsCommandStep;
+import liquibase.command.core.helpers.ShowSummaryArgument;
 import liquibase.database.Database;
 import liquibase.database.DatabaseFactory;
 import liquibase.database.jvm.JdbcConnection;
-import liquibase.resource.ClassLoaderResourceAccessor;
 import liquibase.ui.LoggerUIService;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.BeforeAll;
@@ -96,10 +99,12 @@ abstract class SchemaFormsContractTest {
       try (Connection connection = migrated.connect()) {
         Database liquibaseDatabase = DatabaseFactory.getInstance()
             .findCorrectDatabaseImplementation(new JdbcConnection(connection));
-        @SuppressWarnings("deprecation") // the Liquibase facade still works; CommandScope needs more setup
-        Liquibase liquibase = new Liquibase(liquibaseChangelog(), new ClassLoaderResourceAccessor(), liquibaseDatabase);
-        // Liquibase prints its update summary to the console unless its UI goes through its logger.
-        Scope.child(Scope.Attr.ui.name(), new LoggerUIService(), () -> liquibase.update(""));
+        CommandScope update = new CommandScope(UpdateCommandStep.COMMAND_NAME)
+            .addArgumentValue(DbUrlConnectionArgumentsCommandStep.DATABASE_ARG, liquibaseDatabase)
+            .addArgumentValue(UpdateCommandStep.CHANGELOG_FILE_ARG, liquibaseChangelog())
+            // The update summary and the success line go to Liquibase's logger, not to the console.
+            .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY_OUTPUT, UpdateSummaryOutputEnum.LOG);
+        Scope.child(Scope.Attr.ui.name(), new LoggerUIService(), update::execute);
       }
       assertThat(migrated.catalogue(TOOL_TABLES).toString()).isEqualTo(expected.toString());
       outboxerStartsAndPublishes(migrated);

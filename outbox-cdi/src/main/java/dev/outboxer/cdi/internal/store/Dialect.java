@@ -43,6 +43,20 @@ public enum Dialect {
     return "META-INF/outboxer/ddl/" + configValue() + ".sql";
   }
 
+  /**
+   * The folder of the Flyway migrations shipped for this database (a {@code classpath:} location).
+   * Not under Flyway's default {@code db/migration}: Flyway scans its locations recursively, and an
+   * application's own Flyway would find the migrations of every database there, all at version 1.
+   */
+  public String flywayLocation() {
+    return "META-INF/outboxer/flyway/" + configValue();
+  }
+
+  /** The Liquibase changelog shipped for this database. */
+  public String liquibaseChangelog() {
+    return "META-INF/outboxer/liquibase/" + configValue() + ".xml";
+  }
+
   public static Optional<Dialect> fromConfig(String value) {
     for (Dialect dialect : values()) {
       if (dialect.configValue().equalsIgnoreCase(value.trim())) {

@@ -84,9 +84,9 @@ public class SchemaManager {
           == everything(dialect).size() ? "missing" : "incomplete or outdated") + " in this database: missing "
           + String.join(", ", missing) + ". Create it with the script " + dialect.ddlResource() + " in outbox-cdi.jar"
           + " (print it with: java -cp outbox-cdi.jar dev.outboxer.cdi.internal.store.PrintDdl "
-          + dialect.configValue() + "), or the Flyway migrations (classpath:db/migration/outboxer/"
-          + dialect.configValue() + ") or Liquibase changelog (db/changelog/outboxer/" + dialect.configValue()
-          + ".xml) shipped in the jar" + (mode == SchemaMode.VALIDATE ? "; for development, " + ConfigKeys.SCHEMA
+          + dialect.configValue() + "), or the Flyway migrations (classpath:" + dialect.flywayLocation()
+          + ", with a history table of their own) or Liquibase changelog (" + dialect.liquibaseChangelog()
+          + ") shipped in the jar" + (mode == SchemaMode.VALIDATE ? "; for development, " + ConfigKeys.SCHEMA
           + "=create creates a missing schema at start-up" : "") + ".");
     }
     return created ? "created" : "valid";

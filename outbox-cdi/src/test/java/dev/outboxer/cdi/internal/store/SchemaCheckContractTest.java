@@ -67,7 +67,8 @@ abstract class SchemaCheckContractTest {
     assertThatThrownBy(() -> start(null).close())
         .hasStackTraceContaining("Outboxer's schema is missing in this database")
         .hasStackTraceContaining("outbox.schema=create")
-        .hasStackTraceContaining("db/migration/outboxer/" + database().configValue());
+        .hasStackTraceContaining("classpath:META-INF/outboxer/flyway/" + database().configValue())
+        .hasStackTraceContaining("META-INF/outboxer/liquibase/" + database().configValue() + ".xml");
   }
 
   @Test

@@ -470,8 +470,8 @@ abstract class PublishValidationContractTest {
       case H2 -> assertThat(limits.maxPayloadBytes()).as("VARBINARY(1000000000)").isEqualTo(1_000_000_000L);
       case MARIADB -> {
         long packet = ((Number) Rows.query(database(), "SELECT @@max_allowed_packet AS p").get(0).get("p")).longValue();
-        assertThat(limits.maxPayloadBytes()).as("half of max_allowed_packet less 80 KiB")
-            .isEqualTo(Math.max(1024, (packet - 80 * 1024) / 2));
+        assertThat(limits.maxPayloadBytes()).as("half of max_allowed_packet less 1,088 KiB")
+            .isEqualTo(Math.max(1024, (packet - 1088 * 1024) / 2));
         assertThat(limits.payloadLimitSource()).contains("max_allowed_packet");
       }
     }

@@ -90,8 +90,9 @@ public final class JmsMessageProperties {
    * Examples: {@code traceparent} stays {@code traceparent}; {@code x-tenant} becomes {@code
    * x_HYPHEN_tenant}; {@code app.version} becomes {@code app_DOT_version}; {@code 3ds} becomes
    * {@code outboxHeader_3ds}; {@code JMSType} becomes {@code outboxHeader_JMSType}. Different
-   * header names can in rare cases map to one property name ({@code a.b} and {@code a_DOT_b}); the
-   * relay sets headers in name order, so the last one wins.
+   * header names can in rare cases map to one property name ({@code a.b} and {@code a_DOT_b}):
+   * {@code publish} refuses a message with two such headers (the relay's constraints), so that
+   * neither is lost; a message stored before that check sends the last one in name order.
    *
    * @param header a header name
    * @return a valid JMS property name that no relay-defined property uses

@@ -113,17 +113,18 @@ public class JmsRelayProvider implements RelayProvider {
   }
 
   /**
-   * Nothing beyond Outboxer's own rules: JMS puts no limit on property values or body size, and
-   * the relay maps every header name to a legal property name ({@link
-   * JmsMessageProperties#forHeader}). A broker's own limits (a maximum message size, a quota) are
-   * not known here; a send the broker refuses fails like any other.
+   * One rule beyond Outboxer's own: no two headers of a message may map to the same property name
+   * ({@link JmsMessageProperties#forHeader}: {@code a.b} and {@code a_DOT_b} would both be sent as
+   * {@code a_DOT_b}, and one would be lost). JMS puts no limit on property values or body size. A
+   * broker's own limits (a maximum message size, a quota) are not known here; a send the broker
+   * refuses fails like any other.
    *
    * @param context the outbox and its settings
-   * @return {@link MessageConstraints#NONE}
+   * @return the constraints checked at every publish
    */
   @Override
   public MessageConstraints constraints(RelayContext context) {
-    return MessageConstraints.NONE;
+    return new JmsHeaderConstraints();
   }
 
   /**

@@ -36,6 +36,29 @@ class SqsMessageConstraintsTest {
   private static final MessageConstraints CONSTRAINTS =
       new SqsRelayProvider().constraints(context(Map.of()));
 
+  /**
+   * Issue 11, bad input: a group key with a character SQS refuses in the outbox-group-key attribute,
+   * or an empty payload (SQS refuses an empty body), used to be accepted and then failed at every
+   * send, holding back its group for good with max-attempts=infinity.
+   */
+  @ParameterizedTest(name = "group key {index}")
+  @ValueSource(strings = {"a\u0001b", "a\uFFFE", "\u001F", "x\u000Bv"})
+  void a_group_key_with_a_character_sqs_refuses_is_refused_at_publish(String key) {
+    assertThat(CONSTRAINTS.checkMessage(key, "application/json", 10, Map.of()))
+        .contains("group key", "U+", "SQS refuses");
+  }
+
+  @Test
+  void an_empty_payload_is_refused_at_publish_as_sqs_refuses_an_empty_body() {
+    assertThat(CONSTRAINTS.checkMessage("g", "application/octet-stream", 0, Map.of())).contains("empty");
+  }
+
+  @Test
+  void a_group_key_of_characters_sqs_takes_and_a_one_byte_payload_pass() {
+    assertThat(CONSTRAINTS.checkMessage("acme ünïcode 🎉 \t\n", "application/json", 1, Map.of())).isNull();
+    assertThat(CONSTRAINTS.checkMessage(null, "application/json", 1, Map.of())).isNull();
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"x-tenant", "trace.id", "Tenant_ID", "a", "awsx", "amazonia.x"})
   void a_valid_attribute_name_and_value_pass(String name) {

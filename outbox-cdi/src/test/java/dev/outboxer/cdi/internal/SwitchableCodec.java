@@ -8,23 +8,31 @@ import jakarta.json.bind.JsonbBuilder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * An application PayloadCodec (JSON-B) that a test can make misbehave: return null, or throw. Add
- * it to a container with {@code beans(SwitchableCodec.class)}; it is the container's only codec.
+ * An application PayloadCodec (JSON-B) that a test can make misbehave: return null, throw, or
+ * return exactly the bytes the test chose (an empty payload, one of an exact size). Add it to a
+ * container with {@code beans(SwitchableCodec.class)}; it is the container's only codec.
  */
 @ApplicationScoped
 public class SwitchableCodec implements PayloadCodec {
 
   /** What {@link #encode} does. */
-  public enum Mode { JSON, RETURN_NULL, THROW }
+  public enum Mode { JSON, RETURN_NULL, THROW, FIXED }
 
   /** The exception {@link Mode#THROW} throws, so a test can find it as the cause. */
   public static final IllegalStateException FAILURE = new IllegalStateException("codec refuses this message");
 
   private static volatile Mode mode = Mode.JSON;
+  private static volatile byte[] fixed = new byte[0];
   private final Jsonb jsonb = JsonbBuilder.create();
 
   public static void mode(Mode newMode) {
     mode = newMode;
+  }
+
+  /** From now on every message encodes as these bytes (a copy each time). */
+  public static void returning(byte[] payload) {
+    fixed = payload.clone();
+    mode = Mode.FIXED;
   }
 
   @Override
@@ -38,6 +46,7 @@ public class SwitchableCodec implements PayloadCodec {
       case JSON -> jsonb.toJson(message).getBytes(StandardCharsets.UTF_8);
       case RETURN_NULL -> null;
       case THROW -> throw FAILURE;
+      case FIXED -> fixed.clone();
     };
   }
 

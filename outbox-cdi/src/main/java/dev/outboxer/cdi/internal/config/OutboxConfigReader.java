@@ -90,14 +90,16 @@ public final class OutboxConfigReader {
     Map<String, OutboxSettings> outboxes = new HashMap<>();
     for (String key : keys) {
       Matcher relayKey = RELAY_KEY.matcher(key);
-      if (relayKey.matches() && lookup.apply(key).isEmpty() && !RESERVED_NAMES.contains(relayKey.group(1))) {
-        // Set but empty: MicroProfile Config calls that "not set", which would silently drop the outbox.
+      boolean blank = lookup.apply(key).map(String::isBlank).orElse(true);
+      if (relayKey.matches() && blank && !RESERVED_NAMES.contains(relayKey.group(1))) {
+        // Set but empty: MicroProfile Config calls that "not set", which would silently drop the outbox; only
+        // spaces would name a relay "" that nothing provides.
         problem(key, key + " is blank, so outbox '" + relayKey.group(1) + "' has no relay: set it to jms, kafka, or"
             + " the @Named name of a dev.outboxer.spi.Relay bean (or remove every outbox." + relayKey.group(1)
             + ".* key if the outbox is not wanted)");
         continue;
       }
-      if (relayKey.matches() && lookup.apply(key).isPresent()) {
+      if (relayKey.matches() && !blank) {
         String name = relayKey.group(1);
         if (!name.matches(OUTBOX_NAME_PATTERN) || RESERVED_NAMES.contains(name)) {
           problem(key, key + " declares an outbox named '" + name + "', which is not allowed: an outbox name is 1 to 100 "
@@ -125,7 +127,8 @@ public final class OutboxConfigReader {
       }
     });
     Duration metricsRefresh = positiveDuration(METRICS_REFRESH, DEFAULT_METRICS_REFRESH);
-    String nodeId = lookup.apply(NODE_ID).map(String::trim).orElseGet(() -> ManagementFactory.getRuntimeMXBean().getName());
+    String nodeId = text(NODE_ID, "the JVM's name, " + ManagementFactory.getRuntimeMXBean().getName())
+        .orElseGet(() -> ManagementFactory.getRuntimeMXBean().getName());
     if (nodeId.length() > 200) {
       problem(NODE_ID, NODE_ID + " is " + nodeId.length() + " characters long; the limit is 200");
     }
@@ -148,8 +151,10 @@ public final class OutboxConfigReader {
       }
     }).orElse(true);
 
-    OutboxConfiguration configuration = new OutboxConfiguration(outboxes, mode, lookup.apply(WORKER_EXECUTOR), threads,
-        database, metricsRefresh, nodeId, schema, lookup.apply(DATASOURCE).map(String::trim), notifyWakeUp);
+    Optional<String> executor = text(WORKER_EXECUTOR, DEFAULT_WORKER_EXECUTOR);
+    Optional<String> dataSource = text(DATASOURCE, "the data source behind the application's EntityManager");
+    OutboxConfiguration configuration = new OutboxConfiguration(outboxes, mode, executor, threads,
+        database, metricsRefresh, nodeId, schema, dataSource, notifyWakeUp);
     return new Result(configuration, List.copyOf(problems));
   }
 
@@ -187,7 +192,9 @@ public final class OutboxConfigReader {
           problem(attemptsKey, attemptsKey + "=" + attemptsValue + " must be at least 1, or 'infinity' to retry forever");
         }
       } catch (NumberFormatException e) {
-        problem(attemptsKey, attemptsKey + "=" + attemptsValue + " is not a number: use a positive number, or 'infinity' to retry forever");
+        problem(attemptsKey, attemptsKey + "=" + attemptsValue + (isWholeNumber(attemptsValue)
+            ? " is out of range: use a number from 1 to " + Long.MAX_VALUE : " is not a number: use a positive number")
+            + ", or 'infinity' to retry forever");
       }
     }
 
@@ -301,6 +308,20 @@ public final class OutboxConfigReader {
     }
   }
 
+  /**
+   * A name-like value, trimmed. Only spaces is a mistake (a placeholder that resolved to nothing, say):
+   * reported, rather than used as a name that finds nothing or silently replaced by the default.
+   */
+  private Optional<String> text(String key, String defaultDescription) {
+    Optional<String> value = lookup.apply(key);
+    if (value.isPresent() && value.get().isBlank()) {
+      problem(key, key + "=" + value.get() + " is blank: remove the key for the default (" + defaultDescription
+          + ") or give it a value");
+      return Optional.empty();
+    }
+    return value.map(String::trim);
+  }
+
   private int positiveInt(String key, int defaultValue, int min, int max) {
     Optional<String> value = lookup.apply(key);
     if (value.isEmpty()) {
@@ -314,7 +335,8 @@ public final class OutboxConfigReader {
       }
       return parsed;
     } catch (NumberFormatException e) {
-      problem(key, key + "=" + value.get() + " is not a number: use a whole number from " + min + " to " + max);
+      problem(key, key + "=" + value.get() + (isWholeNumber(value.get()) ? " is out of range: use a number from "
+          : " is not a number: use a whole number from ") + min + " to " + max);
       return defaultValue;
     }
   }
@@ -376,6 +398,11 @@ public final class OutboxConfigReader {
       problem(key, key + "=" + value.get() + " is out of range: use 1 byte to 2GB");
       return Long.MAX_VALUE;
     }
+  }
+
+  /** Digits that {@code parseInt}/{@code parseLong} refused: a number too large for its type, not a typo. */
+  private static boolean isWholeNumber(String value) {
+    return value.trim().matches("[-+]?\\d+");
   }
 
   private void problem(String key, String message) {

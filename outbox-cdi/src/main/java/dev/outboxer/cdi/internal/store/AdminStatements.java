@@ -28,6 +28,10 @@ import java.util.TreeSet;
 @ApplicationScoped
 public class AdminStatements {
 
+  /** Ids bound in one statement: well below the 65,535 parameters PostgreSQL and MariaDB allow. */
+  static final int IDS_PER_STATEMENT = 10_000;
+
+
   private static final String DEAD_COLUMNS = "id, outbox, group_key, message_type, attempts, last_error, %s, %s";
 
   @Inject Database database;
@@ -152,17 +156,7 @@ public class AdminStatements {
       return 0;
     }
     for (int attempt = 0; ; attempt++) {
-      Map<Long, Integer> partitionOf = new HashMap<>();
-      try (PreparedStatement statement = connection.prepareStatement("SELECT id, partition_no FROM outbox_message"
-          + " WHERE outbox = ? AND id IN (" + Sql.placeholders(ids.size()) + ")")) {
-        statement.setString(1, outbox);
-        Sql.setLongs(statement, 2, ids);
-        try (ResultSet rows = statement.executeQuery()) {
-          while (rows.next()) {
-            partitionOf.put(rows.getLong(1), rows.getInt(2));
-          }
-        }
-      }
+      Map<Long, Integer> partitionOf = partitionsOf(connection, outbox, ids);
       if (partitionOf.isEmpty()) {
         return 0;
       }
@@ -188,19 +182,41 @@ public class AdminStatements {
 
   private static boolean anyMoved(Connection connection, String outbox, Map<Long, Integer> partitionOf)
       throws SQLException {
-    try (PreparedStatement statement = connection.prepareStatement("SELECT id, partition_no FROM outbox_message"
-        + " WHERE outbox = ? AND id IN (" + Sql.placeholders(partitionOf.size()) + ")")) {
-      statement.setString(1, outbox);
-      Sql.setLongs(statement, 2, partitionOf.keySet());
-      try (ResultSet rows = statement.executeQuery()) {
-        while (rows.next()) {
-          if (rows.getInt(2) != partitionOf.get(rows.getLong(1))) {
-            return true;
+    Map<Long, Integer> now = partitionsOf(connection, outbox, new ArrayList<>(partitionOf.keySet()));
+    return now.entrySet().stream().anyMatch(row -> !row.getValue().equals(partitionOf.get(row.getKey())));
+  }
+
+  /**
+   * The partition of each of the ids that is a message of the outbox. The ids go to the database a
+   * slice at a time: a statement binds at most 65,535 parameters (PostgreSQL, MariaDB), and an
+   * operator may well pass more ids than that.
+   */
+  private static Map<Long, Integer> partitionsOf(Connection connection, String outbox, List<Long> ids)
+      throws SQLException {
+    Map<Long, Integer> partitionOf = new HashMap<>();
+    for (List<Long> slice : slices(ids)) {
+      try (PreparedStatement statement = connection.prepareStatement("SELECT id, partition_no FROM outbox_message"
+          + " WHERE outbox = ? AND id IN (" + Sql.placeholders(slice.size()) + ")")) {
+        statement.setString(1, outbox);
+        Sql.setLongs(statement, 2, slice);
+        try (ResultSet rows = statement.executeQuery()) {
+          while (rows.next()) {
+            partitionOf.put(rows.getLong(1), rows.getInt(2));
           }
         }
       }
     }
-    return false;
+    return partitionOf;
+  }
+
+  /** The ids in ascending order (rows are locked in id order), cut into slices a statement can bind. */
+  static List<List<Long>> slices(List<Long> ids) {
+    List<Long> sorted = new ArrayList<>(new TreeSet<>(ids));
+    List<List<Long>> slices = new ArrayList<>();
+    for (int from = 0; from < sorted.size(); from += IDS_PER_STATEMENT) {
+      slices.add(sorted.subList(from, Math.min(sorted.size(), from + IDS_PER_STATEMENT)));
+    }
+    return slices;
   }
 
   /** Locks partition rows in partition order (no deadlock between two admin calls), waiting at most lockWait. */
@@ -268,27 +284,30 @@ public class AdminStatements {
     if (ids != null && ids.isEmpty()) {
       return Map.of();
     }
-    StringBuilder select = new StringBuilder("SELECT id FROM outbox_message WHERE outbox = ? AND status = 'DEAD'");
-    if (ids != null) {
-      select.append(" AND id IN (").append(Sql.placeholders(ids.size())).append(')');
-    }
-    if (groupKey != null) {
-      select.append(" AND group_key = ?");
-    }
-    select.append(" ORDER BY id FOR UPDATE");
     List<Long> dead = new ArrayList<>();
-    try (PreparedStatement statement = connection.prepareStatement(select.toString())) {
-      statement.setString(1, outbox);
-      int next = 2;
-      if (ids != null) {
-        next = Sql.setLongs(statement, next, ids);
+    // Slices in ascending id order lock the rows in id order, as one statement would.
+    for (List<Long> slice : ids == null ? java.util.Collections.<List<Long>>singletonList(null) : slices(ids)) {
+      StringBuilder select = new StringBuilder("SELECT id FROM outbox_message WHERE outbox = ? AND status = 'DEAD'");
+      if (slice != null) {
+        select.append(" AND id IN (").append(Sql.placeholders(slice.size())).append(')');
       }
       if (groupKey != null) {
-        statement.setString(next, groupKey);
+        select.append(" AND group_key = ?");
       }
-      try (ResultSet rows = statement.executeQuery()) {
-        while (rows.next()) {
-          dead.add(rows.getLong(1));
+      select.append(" ORDER BY id FOR UPDATE");
+      try (PreparedStatement statement = connection.prepareStatement(select.toString())) {
+        statement.setString(1, outbox);
+        int next = 2;
+        if (slice != null) {
+          next = Sql.setLongs(statement, next, slice);
+        }
+        if (groupKey != null) {
+          statement.setString(next, groupKey);
+        }
+        try (ResultSet rows = statement.executeQuery()) {
+          while (rows.next()) {
+            dead.add(rows.getLong(1));
+          }
         }
       }
     }

@@ -59,6 +59,7 @@ public class BatchProcessor {
   @Inject OutboxMetrics metrics;
 
   private final Watchdog watchdog = new Watchdog();
+  private final RelayWarnings relayWarnings = new RelayWarnings();
 
   BatchResult process(OutboxSettings settings, int partition, Relay relay, PartitionCursor cursor) throws Exception {
     long begun = System.nanoTime();
@@ -166,6 +167,7 @@ public class BatchProcessor {
           claim.fencingToken(), deadline, () -> !FENCING || tx.active() && System.nanoTime() - leaseEnd < 0);
       long started = System.nanoTime();
       Throwable thrown = null;
+      boolean timedOut = false;
       Watchdog.Armed armed = watchdog.arm(settings.relayTimeout(), relayBatch::close);
       batch.relayed = true;
       try {
@@ -175,6 +177,7 @@ public class BatchProcessor {
       } finally {
         relayBatch.close();
         if (armed.disarm()) {
+          timedOut = true;
           thrown = new RelayTimeoutException("The relay '" + settings.relay() + "' of outbox '" + settings.name()
               + "' did not report within " + settings.key("relay-timeout") + "="
               + Durations.format(settings.relayTimeout()), thrown);
@@ -188,6 +191,7 @@ public class BatchProcessor {
       Throwable unreported = thrown != null ? thrown
           : new IllegalStateException("The relay '" + settings.relay() + "' returned without reporting an outcome");
       outcomes = relayBatch.evaluate(unreported);
+      relayWarnings.brokenRelay(settings, partition, thrown, timedOut, outcomes, relayBatch.claimLost());
       if (relayBatch.claimLost()) {
         LOG.warning("Outbox '" + settings.name() + "', partition " + partition + ": the claim with fencing token "
             + claim.fencingToken() + " lapsed while the relay was working (transaction timed out, paused JVM?);"

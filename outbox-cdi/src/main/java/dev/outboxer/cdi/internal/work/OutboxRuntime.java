@@ -47,8 +47,13 @@ public class OutboxRuntime {
   private static final long POSTGRESQL_MAX_PAYLOAD = (1L << 30) - 1;
   /** H2's VARBINARY column as the shipped DDL declares it. */
   private static final long H2_MAX_PAYLOAD = 1_000_000_000L;
-  /** Room in a MariaDB packet for the rest of the insert (headers up to 64 KiB, keys, the statement). */
-  private static final long MARIADB_PACKET_ROOM = 80 * 1024;
+  /**
+   * Room in a MariaDB packet for the rest of the insert at its largest: the driver sends it as text,
+   * and 64 KiB of headers grow up to 16-fold on the way (a one-byte control-character name with an
+   * empty value is {@code "\u0001":"",} in JSON, and the driver escapes the backslash and the
+   * quotes again), plus 64 KiB for the keys, the type and the statement itself.
+   */
+  static final long MARIADB_PACKET_ROOM = 16 * 64 * 1024 + 64 * 1024;
 
   @Inject OutboxConfiguration configuration;
   @Inject Database database;

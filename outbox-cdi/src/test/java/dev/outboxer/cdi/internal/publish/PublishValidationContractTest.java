@@ -9,6 +9,7 @@ import dev.outboxer.InvalidOutboxMessageException;
 import dev.outboxer.Outbox;
 import dev.outboxer.OutboxMessage;
 import dev.outboxer.OutboxTransactionRequiredException;
+import dev.outboxer.Outboxed;
 import dev.outboxer.UnknownOutboxException;
 import dev.outboxer.cdi.internal.Headered;
 import dev.outboxer.cdi.internal.LogCapture;
@@ -24,6 +25,8 @@ import jakarta.transaction.UserTransaction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.stream.Stream;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -33,6 +36,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Regression tests of issue 11 ("What happens today" 1 and 8; "Deliver" 1): every input that cannot
@@ -67,6 +73,16 @@ abstract class PublishValidationContractTest {
         .config("outbox.orders.backoff.min", "1m")
         .config("outbox.orders.backoff.max", "1m")
         .config("outbox.orders.poll-interval", "100ms")
+        // Beyond the brief: an outbox with a payload limit small enough to test at and over it, and
+        // one whose publishers lock their group (a lock row per group key on MariaDB).
+        .config("outbox.small.relay", "scripted")
+        .config("outbox.small.max-payload-size", "1KB")
+        .config("outbox.small.backoff.min", "1m")
+        .config("outbox.small.backoff.max", "1m")
+        .config("outbox.serial.relay", "scripted")
+        .config("outbox.serial.serialize-writes", "true")
+        .config("outbox.serial.backoff.min", "1m")
+        .config("outbox.serial.backoff.max", "1m")
         .beans(ScriptedRelay.class, SwitchableCodec.class)
         .start();
     outbox = container.select(Outbox.class);
@@ -304,6 +320,192 @@ abstract class PublishValidationContractTest {
     assertThat(refusal).isInstanceOf(UnknownOutboxException.class);
   }
 
+  // ---- beyond the brief: legal but unusual inputs are stored and relayed unchanged, on every database ----
+
+  static Stream<Arguments> unusualGroupKeys() {
+    return Stream.of(
+        Arguments.of("255 ASCII characters, exactly the limit", "k".repeat(255)),
+        Arguments.of("254 characters and one emoji (255 code points, 256 UTF-16 units)", "k".repeat(254) + "\uD83D\uDE00"),
+        Arguments.of("255 supplementary CJK characters (4 UTF-8 bytes each)", "\uD840\uDC00".repeat(255)),
+        Arguments.of("a zero-width space after a letter", "a\u200B"),
+        Arguments.of("a zero-width space alone (not blank for Java)", "\u200B"),
+        Arguments.of("a no-break space alone (not blank for Java)", "\u00A0"),
+        Arguments.of("a trailing space", "a "),
+        Arguments.of("control characters other than NUL", "a\u0001\u001Fb\u007F"),
+        Arguments.of("a line break and a tab", "line\nbreak\t"),
+        Arguments.of("a byte order mark and a right-to-left override", "\uFEFF\u202Eabc"),
+        Arguments.of("a combining accent (not normalised)", "e\u0301"),
+        Arguments.of("the noncharacters U+FFFE and U+FFFF", "a\uFFFE\uFFFF"),
+        Arguments.of("quotes, a backslash and LIKE wildcards", "'\"\\%_"),
+        Arguments.of("SQL in the key", "'; DELETE FROM outbox_message; --"));
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @MethodSource("unusualGroupKeys")
+  void an_unusual_but_valid_group_key_is_stored_and_relayed_unchanged_also_with_serialize_writes(String what,
+      String key) throws Exception {
+    long id = container.inTransaction(() -> outbox.publish(OUTBOX, Headered.key(key)));
+    long serialId = container.inTransaction(() -> outbox.publish("serial", Headered.key(key)));
+
+    assertThat(Rows.message(database(), id).get("group_key")).as("stored key").isEqualTo(key);
+    assertThat(Rows.message(database(), serialId).get("group_key")).as("stored key, serialize-writes").isEqualTo(key);
+    await().atMost(WAIT).until(() -> ScriptedRelay.timesHanded(id) >= 1 && ScriptedRelay.timesHanded(serialId) >= 1);
+    assertThat(handed(id).groupKey()).as("relayed key").isEqualTo(key);
+    assertThat(handed(serialId).groupKey()).as("relayed key, serialize-writes").isEqualTo(key);
+  }
+
+  @Test
+  void a_group_key_of_255_characters_and_one_more_emoji_is_refused_naming_the_limit() throws Exception {
+    assertInvalid(refused(() -> outbox.publish(OUTBOX, Headered.key("k".repeat(255) + "\uD83D\uDE00"))), "groupKey",
+        "256 characters long", "255 characters");
+  }
+
+  @Test
+  void a_group_key_of_only_line_breaks_and_tabs_is_refused_as_blank() throws Exception {
+    assertInvalid(refused(() -> outbox.publish(OUTBOX, Headered.key("\n\t\r "))), "groupKey", "blank");
+  }
+
+  static Stream<Arguments> unusualHeaders() {
+    Map<String, String> many = new LinkedHashMap<>();
+    for (int i = 0; i < 10_000; i++) {
+      many.put(String.format("h%04d", i), "");
+    }
+    return Stream.of(
+        Arguments.of("control characters in a name and a value", Map.of("x\u0001y", "line\nbreak\u001F\u007F")),
+        Arguments.of("quotes, backslashes and JSON escapes as text", Map.of("a\"b\\c", "{\"x\":\"\\u0000\"}\\")),
+        Arguments.of("an empty value", Map.of("empty", "")),
+        Arguments.of("a name of 255 characters, the limit", Map.of("h".repeat(255), "v")),
+        Arguments.of("emoji in a name and a value", Map.of("\uD83D\uDE00", "\uD83D\uDE00".repeat(100))),
+        Arguments.of("names that differ only in case", Map.of("X-Trace", "1", "x-trace", "2")),
+        Arguments.of("names like Outboxer's but outside its prefix", Map.of("outbox_id", "1", "outboxId", "2",
+            "outbox", "3", "outbox\u2010id", "4")),
+        Arguments.of("the noncharacters U+FFFE and U+FFFF", Map.of("nc", "\uFFFE\uFFFF")),
+        Arguments.of("10,000 headers within 64 KiB", many));
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @MethodSource("unusualHeaders")
+  void unusual_but_valid_headers_are_stored_and_relayed_unchanged(String what, Map<String, String> headers)
+      throws Exception {
+    long id = container.inTransaction(() -> outbox.publish(OUTBOX, Headered.headers(headers)));
+
+    await().atMost(WAIT).until(() -> ScriptedRelay.timesHanded(id) >= 1);
+    assertThat(handed(id).headers()).isEqualTo(headers);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("reservedHeaderNames")
+  void a_header_name_in_the_reserved_space_is_refused_in_any_case(String name) throws Exception {
+    InvalidOutboxMessageException refusal = assertInvalidHeader(
+        refused(() -> outbox.publish(OUTBOX, Headered.headers(Map.of(name, "7")))));
+    assertThat(refusal.getMessage()).contains("reserved");
+  }
+
+  static Stream<String> reservedHeaderNames() {
+    return Stream.of("OUTBOX-ID", "Outbox-Group-Key", "outbox-partition", "outbox-fencing-token", "outbox-anything");
+  }
+
+  @Test
+  void a_header_name_of_256_characters_is_refused_naming_the_limit() throws Exception {
+    InvalidOutboxMessageException refusal = assertInvalidHeader(
+        refused(() -> outbox.publish(OUTBOX, Headered.headers(Map.of("h".repeat(256), "v")))));
+    assertThat(refusal.getMessage()).contains("256 characters long", "255");
+  }
+
+  @Test
+  void too_many_headers_are_refused_by_their_total_size_naming_the_limit() throws Exception {
+    // 13,108 headers of 5 bytes each (a name of 5 characters, an empty value): 65,540 bytes.
+    Map<String, String> headers = new HashMap<>();
+    for (int i = 0; i < 13_108; i++) {
+      headers.put(String.format("%05d", i), "");
+    }
+    InvalidOutboxMessageException refusal = assertInvalidHeader(
+        refused(() -> outbox.publish(OUTBOX, Headered.headers(headers))));
+    assertThat(refusal.getMessage()).contains("65540 bytes", "65536 bytes");
+  }
+
+  @Test
+  void an_empty_payload_is_stored_and_relayed_as_zero_bytes() throws Exception {
+    SwitchableCodec.returning(new byte[0]);
+    long id = container.inTransaction(() -> outbox.publish(OUTBOX, Headered.key("empty")));
+
+    await().atMost(WAIT).until(() -> ScriptedRelay.timesHanded(id) >= 1);
+    assertThat(handed(id).payload()).isEmpty();
+  }
+
+  @Test
+  void a_payload_of_every_byte_value_is_relayed_unchanged() throws Exception {
+    byte[] payload = new byte[512];
+    for (int i = 0; i < payload.length; i++) {
+      payload[i] = (byte) i;
+    }
+    SwitchableCodec.returning(payload);
+    long id = container.inTransaction(() -> outbox.publish(OUTBOX, Headered.key("bytes")));
+
+    await().atMost(WAIT).until(() -> ScriptedRelay.timesHanded(id) >= 1);
+    assertThat(handed(id).payload()).isEqualTo(payload);
+  }
+
+  @Test
+  void a_payload_exactly_at_the_configured_limit_is_accepted_and_one_byte_more_is_refused_naming_the_key()
+      throws Exception {
+    SwitchableCodec.returning(new byte[1024]);
+    long id = container.inTransaction(() -> outbox.publish("small", Headered.key("at-limit")));
+    assertThat(Rows.message(database(), id)).as("the 1,024-byte message").isNotNull();
+    Rows.clear(database());
+
+    SwitchableCodec.returning(new byte[1025]);
+    RuntimeException refusal = refused(() -> outbox.publish("small", Headered.key("over")));
+    assertThat(refusal).isInstanceOf(InvalidOutboxMessageException.class)
+        .hasMessageContaining("Outbox 'small'").hasMessageContaining("1025 bytes")
+        .hasMessageContaining("1024 bytes").hasMessageContaining("outbox.small.max-payload-size");
+    assertThat(((InvalidOutboxMessageException) refusal).field()).isEqualTo("payload");
+  }
+
+  @Test
+  void the_payload_limit_in_force_is_the_databases_own() {
+    MessageLimits.Limits limits = container.select(MessageLimits.class).of(OUTBOX);
+    switch (database()) {
+      case POSTGRESQL -> assertThat(limits.maxPayloadBytes()).as("bytea: 1 GiB - 1").isEqualTo((1L << 30) - 1);
+      case H2 -> assertThat(limits.maxPayloadBytes()).as("VARBINARY(1000000000)").isEqualTo(1_000_000_000L);
+      case MARIADB -> {
+        long packet = ((Number) Rows.query(database(), "SELECT @@max_allowed_packet AS p").get(0).get("p")).longValue();
+        assertThat(limits.maxPayloadBytes()).as("half of max_allowed_packet less 1,088 KiB")
+            .isEqualTo(Math.max(1024, (packet - 1088 * 1024) / 2));
+        assertThat(limits.payloadLimitSource()).contains("max_allowed_packet");
+      }
+    }
+  }
+
+  @Test
+  void a_message_class_without_a_simple_name_is_refused_naming_the_type() throws Exception {
+    OutboxMessage anonymous = new OutboxMessage() {};
+    assertInvalid(refused(() -> outbox.publish(OUTBOX, anonymous)), "type", "no simple name");
+  }
+
+  @Test
+  void a_message_type_of_256_characters_is_refused_naming_the_limit() throws Exception {
+    assertInvalid(refused(() -> outbox.publish(OUTBOX, new LongTypeName())), "type", "256 characters long", "255");
+  }
+
+  private static final String SIXTY_FOUR = "tttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttt";
+
+  /** A message whose declared type is one character longer than the column. */
+  @Outboxed(value = OUTBOX, type = SIXTY_FOUR + SIXTY_FOUR + SIXTY_FOUR + SIXTY_FOUR)
+  public static final class LongTypeName implements OutboxMessage {
+    public String getText() {
+      return "x";
+    }
+  }
+
+  @Test
+  void publish_without_a_transaction_says_so_and_writes_nothing() {
+    assertThatThrownBy(() -> outbox.publish(OUTBOX, Headered.key("no-tx")))
+        .isInstanceOf(OutboxTransactionRequiredException.class)
+        .hasMessageContaining("Outbox 'orders'").hasMessageContaining("needs an active JTA transaction");
+    assertThat(Rows.count(database(), "outbox_message", "")).isZero();
+  }
+
   // ---- helpers ----
 
   /** A publish call that may throw. */
@@ -344,7 +546,7 @@ abstract class PublishValidationContractTest {
         + " rollback); publish threw " + thrown.get()).isEqualTo(Status.STATUS_ACTIVE);
     assertThat(commitFailure).as("the caller commits its other work after a refused publish").isNull();
     assertThat(Rows.count(database(), "test_order", "id = ?", orderId)).as("the business row").isEqualTo(1);
-    assertThat(Rows.messages(database(), OUTBOX)).as("message rows written").isZero();
+    assertThat(Rows.count(database(), "outbox_message", "")).as("message rows written").isZero();
     return thrown.get();
   }
 

@@ -87,6 +87,11 @@ abstract class WorkerFaultContractTest {
     outbox(config, "corrupt", "infinity", "1m");
     outbox(config, "sched", "infinity", "1m");
     outbox(config, "unknown", "infinity", "1m");
+    // One outbox per kind of relay breach warned of at most once a minute per partition.
+    outbox(config, "thrower", "infinity", "1m");
+    outbox(config, "silent", "infinity", "1m");
+    outbox(config, "slow", "infinity", "1m");
+    config.put("outbox.slow.relay-timeout", "1s");
     container = OutboxTestContainer.builder(database()).config(config)
         .beans(ScriptedRelay.class, OutboxMetricsProbe.class).start();
     outbox = container.select(Outbox.class);
@@ -145,6 +150,13 @@ abstract class WorkerFaultContractTest {
     });
   }
 
+  @Test
+  void a_relay_failure_text_of_megabytes_is_recorded_capped_and_the_confirmed_messages_go_out_once()
+      throws Exception {
+    assertAFailureIsRecordedAndTheRestGoesOutOnce(new IllegalStateException("\u0000\uD800 broker says: "
+        + "no ".repeat(2_000_000)));
+  }
+
   private void assertAFailureIsRecordedAndTheRestGoesOutOnce(Exception cause) throws Exception {
     AtomicLong poison = new AtomicLong(-1);
     ScriptedRelay.script((batch, node) -> {
@@ -172,7 +184,9 @@ abstract class WorkerFaultContractTest {
         () -> "poison row " + Rows.message(database(), poison.get()) + ", sends " + ScriptedRelay.deliveryCounts()
             + ", " + logs.dump());
     assertThat(Rows.attempts(database(), poison.get())).isEqualTo(2);
-    assertThat((String) Rows.message(database(), poison.get()).get("last_error")).doesNotContain("\u0000");
+    String recorded = (String) Rows.message(database(), poison.get()).get("last_error");
+    assertThat(recorded).doesNotContain("\u0000");
+    assertThat(recorded.length()).as("recorded failure text, capped to the column").isBetween(1, 2000);
     Eventually.until(WAIT, "the confirmed messages are deleted",
         () -> Rows.message(database(), good1) == null && Rows.message(database(), good2) == null,
         () -> "sends " + ScriptedRelay.deliveryCounts());
@@ -247,6 +261,57 @@ abstract class WorkerFaultContractTest {
 
     assertBothSentOnceAndDeleted(ids);
     assertWarned("null");
+  }
+
+  @Test
+  void a_relay_that_throws_fails_only_its_unreported_records_and_says_so_at_warning() throws Exception {
+    ScriptedRelay.script((batch, node) -> {
+      ScriptedRelay.send(batch, batch.records().get(0), node);
+      throw new java.io.IOException("broker went away");
+    });
+    List<Long> ids = publishTwo("thrower");
+
+    assertFirstDeletedAndSecondFailedWith(ids, "broker went away");
+    assertWarned("broker went away");
+  }
+
+  @Test
+  void a_relay_that_returns_without_reporting_fails_the_unreported_records_and_says_so_at_warning()
+      throws Exception {
+    ScriptedRelay.script((batch, node) -> ScriptedRelay.send(batch, batch.records().get(0), node));
+    List<Long> ids = publishTwo("silent");
+
+    assertFirstDeletedAndSecondFailedWith(ids, "returned without reporting");
+    assertWarned("returned without reporting");
+  }
+
+  @Test
+  void a_relay_that_returns_after_its_timeout_fails_the_unreported_records_and_says_so_at_warning()
+      throws Exception {
+    ScriptedRelay.script((batch, node) -> {
+      ScriptedRelay.send(batch, batch.records().get(0), node);
+      // Ignores the watchdog's interrupt, as a relay stuck in a blocking call that is deaf to interrupts.
+      long until = System.nanoTime() + Duration.ofMillis(1_800).toNanos();
+      while (System.nanoTime() < until) {
+        try {
+          Thread.sleep(50);
+        } catch (InterruptedException ignored) {
+          // keep hanging
+        }
+      }
+    });
+    List<Long> ids = publishTwo("slow");
+
+    assertFirstDeletedAndSecondFailedWith(ids, "did not report within outbox.slow.relay-timeout=1s");
+    assertWarned("relay-timeout");
+  }
+
+  private void assertFirstDeletedAndSecondFailedWith(List<Long> ids, String error) {
+    Eventually.until(WAIT, "the confirmed record is deleted and the unreported one failed once",
+        () -> Rows.message(database(), ids.get(0)) == null && Rows.attempts(database(), ids.get(1)) == 1,
+        () -> "rows " + Rows.message(database(), ids.get(0)) + " / " + Rows.message(database(), ids.get(1)) + ", "
+            + logs.dump());
+    assertThat((String) Rows.message(database(), ids.get(1)).get("last_error")).contains(error);
   }
 
   private List<Long> publishTwo(String outboxName) throws Exception {

@@ -1,0 +1,70 @@
+package dev.outboxer.cdi.internal.work;
+
+import dev.outboxer.cdi.internal.config.Durations;
+import dev.outboxer.cdi.internal.config.OutboxSettings;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Says at WARNING that a relay threw, outlived its {@code relay-timeout} or returned leaving records
+ * unreported, the three ways of breaking the relay contract that fail records (see {@link
+ * dev.outboxer.spi.Relay}). At most once a minute per outbox, partition and kind, at FINE the other
+ * times: a broker outage makes every batch throw, and the log must show it without being flooded.
+ * The reports of unknown, repeated or late records are warned of by {@link PartitionBatch}.
+ */
+final class RelayWarnings {
+
+  private static final Logger LOG = Logger.getLogger(BatchProcessor.class.getName());
+  private static final long INTERVAL_NANOS = Duration.ofMinutes(1).toNanos();
+
+  private final Map<String, Long> lastWarned = new ConcurrentHashMap<>();
+
+  /**
+   * The relay threw, outlived its timeout or returned leaving records unreported: the records it did
+   * not report count as failed (attempt counted, backoff applied); the operator hears of it.
+   */
+  void brokenRelay(OutboxSettings settings, int partition, Throwable thrown, boolean timedOut,
+      PartitionBatch.Outcomes outcomes, boolean claimLost) {
+    if (claimLost || thrown instanceof Error && !timedOut) {
+      return; // said already, with its own WARNING
+    }
+    List<Long> unreported = outcomes.failed().stream().filter(failure -> !failure.reported())
+        .map(failure -> failure.record().id()).toList();
+    String kind;
+    String what;
+    if (timedOut) {
+      kind = "timeout";
+      what = "the relay '" + settings.relay() + "' did not return within " + settings.key("relay-timeout") + "="
+          + Durations.format(settings.relayTimeout()) + " (it was interrupted; reports after that are ignored)";
+    } else if (thrown != null) {
+      kind = "threw";
+      what = "the relay '" + settings.relay() + "' threw " + FailureText.describe(thrown);
+    } else if (!unreported.isEmpty()) {
+      kind = "unreported";
+      what = "the relay '" + settings.relay() + "' returned without reporting an outcome for every record it was"
+          + " handed (a bug in the relay: it must confirm or fail each record it attempts)";
+    } else {
+      return;
+    }
+    String key = settings.name() + '/' + partition + '/' + kind;
+    long now = System.nanoTime();
+    Long last = lastWarned.get(key);
+    boolean loud = last == null || now - last >= INTERVAL_NANOS;
+    if (loud) {
+      lastWarned.put(key, now);
+    }
+    LOG.log(loud ? Level.WARNING : Level.FINE, "Outbox '" + settings.name() + "', partition " + partition + ": "
+        + what + "; " + (unreported.isEmpty() ? "every record had been reported"
+        : "its unreported message(s) " + abbreviate(unreported) + " count as failed and are retried after their"
+        + " backoff") + (loud ? " (said at most once a minute per partition; the other times at FINE)" : ""));
+  }
+
+  private static String abbreviate(List<Long> ids) {
+    return ids.size() <= 10 ? ids.toString() : ids.subList(0, 10) + " and " + (ids.size() - 10) + " more";
+  }
+
+}

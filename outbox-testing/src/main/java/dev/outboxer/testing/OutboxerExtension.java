@@ -169,10 +169,26 @@ public final class OutboxerExtension
   /**
    * Moves the clock forward and wakes Outboxer's workers of every outbox of the extension at once,
    * so that a retry that became due is handed to the relay without waiting for the next poll.
+   *
+   * <p>First it waits (up to {@link #BATCH_DRAIN_TIMEOUT}) until none of those workers is in a run:
+   * a worker stores a failure's retry time when its run commits, after the relay returned, and a
+   * retry time computed after the step would be as far ahead as before. Call it after the failure
+   * happened (for example after {@link RecordingRelay#awaitHanded(int)}), not before.
    */
-  public void advanceClock(Duration duration) {
+  public void advanceClock(Duration duration) throws InterruptedException {
+    awaitIdleWorkers();
     clock().advance(duration);
     WorkerWake.wakeAll(running(), outboxes);
+  }
+
+  /** Waits until no worker of the extension's outboxes is in a run on this node, or the timeout passed. */
+  private void awaitIdleWorkers() throws InterruptedException {
+    OutboxAdmin admin = admin();
+    long deadline = System.nanoTime() + BATCH_DRAIN_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline && admin.workers().stream()
+        .anyMatch(worker -> worker.running() && outboxes.contains(worker.outbox()))) {
+      Thread.sleep(10);
+    }
   }
 
   // ---- JUnit callbacks ---------------------------------------------------------------------
@@ -279,6 +295,7 @@ public final class OutboxerExtension
     while (relay.batchesInFlight() > 0 && System.nanoTime() < deadline) {
       Thread.sleep(10);
     }
+    awaitIdleWorkers();
     relay.reset();
     clock().unfreeze();
   }

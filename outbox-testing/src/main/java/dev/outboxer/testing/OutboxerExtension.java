@@ -59,7 +59,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  *       and partitions Outboxer stored for its outboxes stay for the class.</li>
  *   <li>In an instance field, a new Outboxer starts before each test and stops after it (about a
  *       second each); after it stopped, every row of the extension's outboxes is deleted:
- *       messages, partitions and stored rules.</li>
+ *       messages, partitions, stored rules and group locks.</li>
  * </ul>
  *
  * <h2>Database</h2>
@@ -146,6 +146,11 @@ public final class OutboxerExtension
   /** A bean of the running container, for the test's own beans added with {@link Builder#beans}. */
   public <T> T select(Class<T> type) {
     return running().select(type);
+  }
+
+  /** The configuration Outboxer starts with (for the kit's own tests). */
+  Map<String, String> config() {
+    return config;
   }
 
   /** The outboxes this extension was configured with (every {@code outbox.<name>.relay} key). */
@@ -304,8 +309,14 @@ public final class OutboxerExtension
     if (outboxes.isEmpty()) {
       return;
     }
-    List<String> tables = everything ? List.of("outbox_message", "outbox_partition", "outbox_rules")
-        : List.of("outbox_message");
+    List<String> tables = new ArrayList<>(List.of("outbox_message"));
+    if (everything) {
+      tables.addAll(List.of("outbox_partition", "outbox_rules"));
+      if (!target.databaseName().equals("postgresql")) {
+        // PostgreSQL serialises writers with advisory locks; the others with rows of this table.
+        tables.add("outbox_group_lock");
+      }
+    }
     String placeholders = String.join(", ", java.util.Collections.nCopies(outboxes.size(), "?"));
     try (java.sql.Connection connection = target.connect()) {
       connection.setAutoCommit(true);

@@ -99,6 +99,8 @@ public final class OutboxerExtension
 
   private OutboxTestContainer container;
   private boolean perClass;
+  /** Test classes under way that see this static extension: a class and its {@code @Nested} classes. */
+  private int classesUnderWay;
 
   private OutboxerExtension(Builder builder) {
     this.target = builder.target;
@@ -201,12 +203,13 @@ public final class OutboxerExtension
   @Override
   public void beforeAll(ExtensionContext context) {
     perClass = true;
+    classesUnderWay++;
     start();
   }
 
   @Override
   public void afterAll(ExtensionContext context) {
-    if (perClass) {
+    if (perClass && --classesUnderWay == 0) {
       stop();
       perClass = false;
     }

@@ -107,8 +107,11 @@ public final class OutboxTestContainer implements AutoCloseable {
         opened.add(entityManagerFactory::close);
       }
 
-      config = new SmallRyeConfigBuilder()
-          .addDefaultSources()
+      SmallRyeConfigBuilder configBuilder = new SmallRyeConfigBuilder();
+      if (builder.defaultConfigSources) {
+        configBuilder.addDefaultSources();
+      }
+      config = configBuilder
           .withSources(new PropertiesConfigSource(builder.config, "outboxer-test", 500))
           .build();
       ConfigProviderResolver resolver = ConfigProviderResolver.instance();
@@ -277,6 +280,7 @@ public final class OutboxTestContainer implements AutoCloseable {
     private int poolSize = 20;
     private String jdbcUrl;
     private boolean viaDataSource;
+    private boolean defaultConfigSources = true;
 
     private Builder(TestDatabase database, JdbcTarget target) {
       this.database = database;
@@ -341,6 +345,16 @@ public final class OutboxTestContainer implements AutoCloseable {
      */
     public Builder viaDataSource() {
       viaDataSource = true;
+      return this;
+    }
+
+    /**
+     * Outboxer's configuration is only the keys given here: not the default sources (system
+     * properties, environment variables, {@code META-INF/microprofile-config.properties} on the
+     * class path), which are added by default.
+     */
+    public Builder onlyGivenConfig() {
+      defaultConfigSources = false;
       return this;
     }
 

@@ -66,8 +66,15 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * The extension creates Outboxer's schema from the DDL script of outbox-cdi.jar when its table
  * {@code outbox_message} is not there (with plain JDBC, before Outboxer starts: this works on
  * MariaDB too, unlike {@code outbox.schema=create}); a schema that is there is left to Outboxer's
- * start-up check. It only ever deletes rows of the outboxes it was configured with, never drops a
- * table, and reads no system property: the URL and keys given to the builder are all it uses.
+ * start-up check. It only ever deletes rows of the outboxes it was configured with, and never drops
+ * a table.
+ *
+ * <h2>Configuration</h2>
+ * Outboxer sees the keys given to the builder and nothing else: not the application's {@code
+ * META-INF/microprofile-config.properties} (whose relay settings would not fit the recording
+ * relay), system properties or environment variables. The only system properties the extension
+ * sets are Narayana's, when they are not set already: its transaction log directory ({@code
+ * java.io.tmpdir/outboxer-narayana}) and node identifier.
  *
  * <h2>Injection</h2>
  * Test and lifecycle method parameters, and test instance fields annotated {@code @Inject}, of
@@ -279,6 +286,7 @@ public final class OutboxerExtension
     SchemaSetup.createIfMissing(target);
     container = OutboxTestContainer.builder(target)
         .viaDataSource()
+        .onlyGivenConfig()
         .config(config)
         .beans(RecordingRelay.class)
         .beans(beans.toArray(Class<?>[]::new))

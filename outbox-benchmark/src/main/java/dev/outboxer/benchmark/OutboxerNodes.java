@@ -1,6 +1,7 @@
 package dev.outboxer.benchmark;
 
 import dev.outboxer.Outbox;
+import dev.outboxer.testing.JdbcTarget;
 import dev.outboxer.testing.OutboxTestContainer;
 import dev.outboxer.testing.TestDatabase;
 import jakarta.json.bind.Jsonb;
@@ -41,7 +42,9 @@ final class OutboxerNodes implements AutoCloseable {
   OutboxerNodes(BenchSettings settings) throws Exception {
     this.settings = settings;
     this.raw = new RawJdbc(settings.database());
-    this.publisher = start(OutboxTestContainer.builder(settings.database()).viaDataSource(), "none");
+    // Outboxer's tables, new for the run; the nodes write through the data source, without JPA.
+    settings.database().resetSchema();
+    this.publisher = start(OutboxTestContainer.builder(JdbcTarget.of(settings.database())).viaDataSource(), "none");
     List<String> mismatchesP1 = List.of();
     List<String> mismatchesP4 = List.of();
     RawJdbc.Template p1;
@@ -81,8 +84,9 @@ final class OutboxerNodes implements AutoCloseable {
           + " per-connection equivalent. Indicates a bug in the benchmark.");
     }
     if (asyncCommitPublisher == null) {
-      asyncCommitPublisher = start(OutboxTestContainer.builder(settings.database()).viaDataSource().keepSchema()
-          .jdbcUrl(asynchronousCommitUrl(settings.database().url())), "none");
+      JdbcTarget database = JdbcTarget.of(settings.database());
+      asyncCommitPublisher = start(OutboxTestContainer.builder(database.withUrl(asynchronousCommitUrl(database.url())))
+          .viaDataSource(), "none");
       requireSynchronousCommit(asyncCommitPublisher, "off");
     }
     return asyncCommitPublisher;
@@ -90,7 +94,7 @@ final class OutboxerNodes implements AutoCloseable {
 
   /** A new node whose workers relay {@code outbox} through {@link BenchRelay}. */
   static OutboxTestContainer workerNode(BenchSettings settings, String outbox) {
-    return OutboxTestContainer.builder(settings.database()).viaDataSource().keepSchema()
+    return OutboxTestContainer.builder(JdbcTarget.of(settings.database())).viaDataSource()
         .config("outbox.worker", "executor")
         .config(outboxConfig(settings, outbox))
         .beans(BenchRelay.class)
@@ -216,7 +220,7 @@ final class OutboxerNodes implements AutoCloseable {
       String actual = rows.getString(1);
       if (!expected.equals(actual)) {
         throw new IllegalStateException("The pool meant to commit with synchronous_commit=" + expected + " runs with "
-            + actual + "; the JDBC driver ignored the options parameter of " + node.database().url());
+            + actual + "; the JDBC driver ignored the options parameter of " + node.target().url());
       }
     } catch (SQLException e) {
       throw new IllegalStateException("Could not read synchronous_commit from the pool", e);

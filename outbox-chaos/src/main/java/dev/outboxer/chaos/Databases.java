@@ -1,5 +1,6 @@
 package dev.outboxer.chaos;
 
+import dev.outboxer.testing.JdbcTarget;
 import dev.outboxer.testing.TestDatabase;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -53,13 +54,17 @@ final class Databases {
     return database.connect();
   }
 
-  /** The outbox database's URL with the worker's name attached (PostgreSQL), for its pool. */
-  String workerUrl(String applicationName) {
-    String url = database.url();
+  /**
+   * The outbox database for a node's pool and its XA recovery: its connections carry the node's
+   * name (PostgreSQL's {@code ApplicationName}), so that {@link #killOutboxConnections} finds them.
+   */
+  JdbcTarget nodeTarget(String applicationName) {
+    JdbcTarget target = JdbcTarget.of(database);
     if (!postgres()) {
-      return url;
+      return target;
     }
-    return url + (url.contains("?") ? "&" : "?") + "ApplicationName=" + applicationName;
+    String url = target.url();
+    return target.withUrl(url + (url.contains("?") ? "&" : "?") + "ApplicationName=" + applicationName);
   }
 
   String outboxDatabaseName() {

@@ -1,6 +1,5 @@
 package dev.outboxer.chaos;
 
-import dev.outboxer.testing.TestDatabase;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -33,11 +32,6 @@ final class NodeArgs {
       }
     }
     return settings.toArray(String[]::new);
-  }
-
-  /** Makes the test kit connect with this URL (it reads {@code outboxer.test.<db>.url}). */
-  static void useUrl(TestDatabase database, String url) {
-    System.setProperty("outboxer.test." + database.configValue() + ".url", url);
   }
 
   /** The CDI beans the relay of a run needs in a node. */

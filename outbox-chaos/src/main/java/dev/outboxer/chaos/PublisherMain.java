@@ -38,10 +38,8 @@ public final class PublisherMain {
     Path dir = Path.of(NodeArgs.value(args, "dir"));
     ChaosSettings settings = ChaosSettings.parse(NodeArgs.settings(args));
     Databases databases = new Databases(settings.database());
-    NodeArgs.useUrl(settings.database(), databases.workerUrl("chaos-publisher"));
 
-    try (OutboxTestContainer container = OutboxTestContainer.builder(settings.database())
-        .keepSchema()
+    try (OutboxTestContainer container = OutboxTestContainer.builder(databases.nodeTarget("chaos-publisher"))
         .config(NodeConfig.publisher(settings))
         .beans(NodeArgs.relayBeans(settings))
         .poolSize(settings.publisherThreads() + 2)

@@ -1,5 +1,6 @@
 package dev.outboxer.chaos;
 
+import dev.outboxer.testing.JdbcTarget;
 import dev.outboxer.testing.OutboxTestContainer;
 
 /**
@@ -22,7 +23,7 @@ public final class WorkerMain {
     String node = NodeArgs.value(args, "node");
     int incarnation = Integer.parseInt(NodeArgs.value(args, "incarnation"));
     Databases databases = new Databases(settings.database());
-    NodeArgs.useUrl(settings.database(), databases.workerUrl("chaos-" + node));
+    JdbcTarget outboxDatabase = databases.nodeTarget("chaos-" + node);
     TableRelay.use(new TableRelay.Context(settings, node, incarnation, databases, new Destination(databases)));
     JmsBeans.broker = settings.broker();
     boolean xa = settings.relay().equals("jms");
@@ -30,15 +31,14 @@ public final class WorkerMain {
       XaRecovery.configure();
     }
 
-    OutboxTestContainer container = OutboxTestContainer.builder(settings.database())
-        .keepSchema()
+    OutboxTestContainer container = OutboxTestContainer.builder(outboxDatabase)
         .config(NodeConfig.worker(settings, node))
         .beans(NodeArgs.relayBeans(settings))
         .poolSize(settings.partitions() + 4)
         .start();
     Runtime.getRuntime().addShutdownHook(new Thread(container::close, "chaos-worker-shutdown"));
     if (xa) {
-      XaRecovery.start(settings.database(), settings.broker());
+      XaRecovery.start(outboxDatabase, settings.broker());
     }
     System.out.println(READY + ": " + node + " incarnation " + incarnation + " pid " + ProcessHandle.current().pid()
         + (NodeConfig.coreKnowsLease() ? " (lease " + settings.lease() + ")" : " (the core has no lease setting yet)"));

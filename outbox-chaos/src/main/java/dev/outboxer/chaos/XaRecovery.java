@@ -3,7 +3,7 @@ package dev.outboxer.chaos;
 import com.arjuna.ats.arjuna.recovery.RecoveryManager;
 import com.arjuna.ats.internal.jta.recovery.arjunacore.XARecoveryModule;
 import com.arjuna.ats.jta.recovery.XAResourceRecoveryHelper;
-import dev.outboxer.testing.TestDatabase;
+import dev.outboxer.testing.JdbcTarget;
 import java.sql.SQLException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -34,7 +34,7 @@ final class XaRecovery {
     System.setProperty("RecoveryEnvironmentBean.recoveryListener", "false");
   }
 
-  static RecoveryManager start(TestDatabase database, String broker) {
+  static RecoveryManager start(JdbcTarget database, String broker) {
     RecoveryManager manager = RecoveryManager.manager(RecoveryManager.INDIRECT_MANAGEMENT);
     XARecoveryModule module = XARecoveryModule.getRegisteredXARecoveryModule();
     module.addXAResourceRecoveryHelper(new DatabaseHelper(database));
@@ -46,10 +46,10 @@ final class XaRecovery {
 
   /** Hands the database's XA resource to the recovery scans, on a connection of its own. */
   private static final class DatabaseHelper implements XAResourceRecoveryHelper {
-    private final TestDatabase database;
+    private final JdbcTarget database;
     private XAConnection connection;
 
-    DatabaseHelper(TestDatabase database) {
+    DatabaseHelper(JdbcTarget database) {
       this.database = database;
     }
 

@@ -73,6 +73,7 @@ public final class OutboxTestContainer implements AutoCloseable {
   }
 
   private final TestDatabase database;
+  private final JdbcTarget target;
   private final SettableClock clock;
   private final AgroalDataSource dataSource;
   private final EntityManagerFactory entityManagerFactory;
@@ -85,24 +86,32 @@ public final class OutboxTestContainer implements AutoCloseable {
     if (builder.resetSchema) {
       database.resetSchema();
     }
+    JdbcTarget databaseTarget = builder.target;
+    this.target = builder.jdbcUrl != null ? databaseTarget.withUrl(builder.jdbcUrl) : databaseTarget;
     List<AutoCloseable> opened = new ArrayList<>();
     try {
-      dataSource = dataSource(database, builder.jdbcUrl != null ? builder.jdbcUrl : database.url(), builder.poolSize);
+      dataSource = dataSource(target, builder.poolSize);
       opened.add(dataSource);
-      Properties properties = new Properties();
-      properties.setProperty("hibernate.transaction.jta.platform",
-          "org.hibernate.engine.transaction.jta.platform.internal.JBossStandAloneJtaPlatform");
-      // The DDL scripts are the schema; validation proves the mapping agrees with them.
-      properties.setProperty("hibernate.hbm2ddl.auto", "validate");
-      properties.putAll(builder.jpaProperties);
-      List<String> entities = new ArrayList<>(List.of(TestOrder.class.getName()));
-      entities.addAll(builder.entities);
-      entityManagerFactory = new HibernatePersistenceProvider().createContainerEntityManagerFactory(
-          new TestPersistenceUnit(dataSource, entities, properties), Map.of());
-      opened.add(entityManagerFactory::close);
+      if (builder.viaDataSource && builder.entities.isEmpty()) {
+        // Outboxer writes through the data source and the test has no entities: no JPA to start.
+        entityManagerFactory = null;
+      } else {
+        Properties properties = new Properties();
+        properties.setProperty("hibernate.transaction.jta.platform",
+            "org.hibernate.engine.transaction.jta.platform.internal.JBossStandAloneJtaPlatform");
+        // The DDL scripts are the schema; validation proves the mapping agrees with them.
+        properties.setProperty("hibernate.hbm2ddl.auto", "validate");
+        properties.putAll(builder.jpaProperties);
+        entityManagerFactory = new HibernatePersistenceProvider().createContainerEntityManagerFactory(
+            new TestPersistenceUnit(dataSource, builder.entities, properties), Map.of());
+        opened.add(entityManagerFactory::close);
+      }
 
-      config = new SmallRyeConfigBuilder()
-          .addDefaultSources()
+      SmallRyeConfigBuilder configBuilder = new SmallRyeConfigBuilder();
+      if (builder.defaultConfigSources) {
+        configBuilder.addDefaultSources();
+      }
+      config = configBuilder
           .withSources(new PropertiesConfigSource(builder.config, "outboxer-test", 500))
           .build();
       ConfigProviderResolver resolver = ConfigProviderResolver.instance();
@@ -126,24 +135,47 @@ public final class OutboxTestContainer implements AutoCloseable {
     }
   }
 
+  /**
+   * A container on one of Outboxer's own test databases: its schema is reset from the DDL script
+   * (unless {@link Builder#keepSchema()}) and the test entity {@link TestOrder} is in the persistence unit.
+   */
   public static Builder builder(TestDatabase database) {
-    return new Builder(database);
+    return new Builder(database, JdbcTarget.of(database)).entities(TestOrder.class);
+  }
+
+  /**
+   * A container on a database the caller provides, reached through its driver's XA data source
+   * (see {@link JdbcTarget#of(String, String, String)}): the schema is left as it is, and the
+   * persistence unit holds only the {@linkplain Builder#entities entities the caller adds}.
+   */
+  public static Builder builder(JdbcTarget target) {
+    return new Builder(null, target).keepSchema();
   }
 
   public <T> T select(Class<T> type, Annotation... qualifiers) {
     return weld.select(type, qualifiers).get();
   }
 
+  /** The test database this container runs on, or null for one {@linkplain #builder(JdbcTarget) the caller provided}. */
   public TestDatabase database() {
     return database;
+  }
+
+  /** Where the container's pool connects. */
+  public JdbcTarget target() {
+    return target;
   }
 
   public SettableClock clock() {
     return clock;
   }
 
-  /** Outboxer's tables, read with plain JDBC: what is committed. */
+  /** Outboxer's tables, read with plain JDBC: what is committed. Only for a container on a {@link TestDatabase}. */
   public OutboxTables tables() {
+    if (database == null) {
+      throw new IllegalStateException("tables() reads one of Outboxer's test databases; this container runs on "
+          + target.url());
+    }
     return new OutboxTables(database);
   }
 
@@ -155,7 +187,10 @@ public final class OutboxTestContainer implements AutoCloseable {
     return config;
   }
 
-  /** The transaction-scoped EntityManager Outboxer uses; only usable inside {@link #inTransaction}. */
+  /**
+   * The transaction-scoped EntityManager Outboxer uses; only usable inside {@link #inTransaction}.
+   * Absent (an unsatisfied lookup) in a container started {@link Builder#viaDataSource()} without entities.
+   */
   public EntityManager entityManager() {
     return select(EntityManager.class, OutboxPersistenceQualifier.INSTANCE);
   }
@@ -196,7 +231,9 @@ public final class OutboxTestContainer implements AutoCloseable {
   public void close() {
     List<AutoCloseable> toClose = new ArrayList<>();
     toClose.add(weld::shutdown);
-    toClose.add(entityManagerFactory::close);
+    if (entityManagerFactory != null) {
+      toClose.add(entityManagerFactory::close);
+    }
     toClose.add(() -> ConfigProviderResolver.instance().releaseConfig(config));
     toClose.add(dataSource);
     closeAll(toClose, null);
@@ -214,7 +251,7 @@ public final class OutboxTestContainer implements AutoCloseable {
     }
   }
 
-  private static AgroalDataSource dataSource(TestDatabase database, String url, int poolSize) throws SQLException {
+  private static AgroalDataSource dataSource(JdbcTarget target, int poolSize) throws SQLException {
     TransactionManager tm = com.arjuna.ats.jta.TransactionManager.transactionManager();
     TransactionSynchronizationRegistry tsr = jtaPropertyManager.getJTAEnvironmentBean().getTransactionSynchronizationRegistry();
     AgroalDataSourceConfigurationSupplier configuration = new AgroalDataSourceConfigurationSupplier()
@@ -223,16 +260,17 @@ public final class OutboxTestContainer implements AutoCloseable {
             .acquisitionTimeout(Duration.ofSeconds(30))
             .transactionIntegration(new NarayanaTransactionIntegration(tm, tsr))
             .connectionFactoryConfiguration(factory -> factory
-                .jdbcUrl(url)
-                .connectionProviderClassName(database.xaDataSourceClass())
-                .principal(new NamePrincipal(database.user()))
-                .credential(new SimplePassword(database.password()))));
+                .jdbcUrl(target.url())
+                .connectionProviderClassName(target.xaDataSourceClass())
+                .principal(new NamePrincipal(target.user()))
+                .credential(new SimplePassword(target.password()))));
     return AgroalDataSource.from(configuration);
   }
 
   /** Configures and starts a container. */
   public static final class Builder {
     private final TestDatabase database;
+    private final JdbcTarget target;
     private final Map<String, String> config = new HashMap<>();
     private final List<Class<?>> beans = new ArrayList<>();
     private final List<String> entities = new ArrayList<>();
@@ -242,9 +280,11 @@ public final class OutboxTestContainer implements AutoCloseable {
     private int poolSize = 20;
     private String jdbcUrl;
     private boolean viaDataSource;
+    private boolean defaultConfigSources = true;
 
-    private Builder(TestDatabase database) {
+    private Builder(TestDatabase database, JdbcTarget target) {
       this.database = database;
+      this.target = target;
       // SmallRye Metrics would look for a Prometheus registry the tests do not need, and log SEVERE without it.
       config.put("mp.metrics.prometheus.enabled", "false");
     }
@@ -280,7 +320,10 @@ public final class OutboxTestContainer implements AutoCloseable {
       return this;
     }
 
-    /** Keep the tables of an earlier container (for restart and multi-node tests). Default: reset. */
+    /**
+     * Keep the tables of an earlier container (for restart and multi-node tests). Default: reset on a
+     * {@link TestDatabase}; always kept on a database the caller provides.
+     */
     public Builder keepSchema() {
       resetSchema = false;
       return this;
@@ -305,17 +348,29 @@ public final class OutboxTestContainer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Outboxer's configuration is only the keys given here: not the default sources (system
+     * properties, environment variables, {@code META-INF/microprofile-config.properties} on the
+     * class path), which are added by default.
+     */
+    public Builder onlyGivenConfig() {
+      defaultConfigSources = false;
+      return this;
+    }
+
     public Builder poolSize(int size) {
       poolSize = size;
       return this;
     }
 
     public OutboxTestContainer start() {
-      database.assumeAvailable();
+      if (database != null) {
+        database.assumeAvailable();
+      }
       try {
         return new OutboxTestContainer(this);
       } catch (SQLException e) {
-        throw new IllegalStateException("Could not start the test container on " + database, e);
+        throw new IllegalStateException("Could not start the test container on " + target.url(), e);
       }
     }
   }
@@ -343,12 +398,14 @@ public final class OutboxTestContainer implements AutoCloseable {
     }
 
     void register(@Observes AfterBeanDiscovery discovery) {
-      discovery.<EntityManager>addBean()
-          .types(EntityManager.class, Object.class)
-          .qualifiers(OutboxPersistenceQualifier.INSTANCE, Any.Literal.INSTANCE)
-          .scope(TransactionScoped.class)
-          .produceWith(instance -> entityManagerFactory.createEntityManager())
-          .disposeWith((entityManager, instance) -> entityManager.close());
+      if (entityManagerFactory != null) {
+        discovery.<EntityManager>addBean()
+            .types(EntityManager.class, Object.class)
+            .qualifiers(OutboxPersistenceQualifier.INSTANCE, Any.Literal.INSTANCE)
+            .scope(TransactionScoped.class)
+            .produceWith(instance -> entityManagerFactory.createEntityManager())
+            .disposeWith((entityManager, instance) -> entityManager.close());
+      }
       discovery.<UserTransaction>addBean()
           .types(UserTransaction.class, Object.class)
           .produceWith(instance -> com.arjuna.ats.jta.UserTransaction.userTransaction());

@@ -22,12 +22,29 @@ import java.util.function.Predicate;
  * {@code outbox.<name>.relay=recording}. Delivery is sequential: held-back records are skipped, the
  * way the Relay contract asks.
  *
+ * <p>Commands a test gives it, each until {@link #stopFailing()} or {@link #reset()}:
+ * {@link #failNext(int)} (the next n records it is handed fail), {@link #failGroup(String)} (every
+ * record of a group fails), {@link #failWhen(Predicate)}, {@link #noOutcomeWhen(Predicate)}, {@link
+ * #throwOnNextBatch(Exception)}, {@link #hangOnNextBatch()}, {@link #delayEachBatch(Duration)} and
+ * {@link #failCommitOfNextBatch()}. A failed record is reported with {@code RelayBatch.fail}, so
+ * Outboxer retries it (after its backoff, measured on the application's clock) or dead-letters it,
+ * and holds back the rest of its group meanwhile.
+ *
+ * <p>What it guarantees: every record handed and every record confirmed is in {@link #handed()}
+ * and {@link #confirmed()} in the order it happened, duplicates included (a record is handed again
+ * after a failure, and after a commit that failed); the await methods wake as soon as a
+ * confirmation arrives. What it does not: it sends nothing anywhere, and one instance serves every
+ * outbox that names it ({@link OutboxRecord#outbox()} tells them apart). It is thread-safe.
+ *
  * <p>It also watches the one-worker-per-partition rule: {@link #maxConcurrentBatchesPerPartition()}
  * is the most batches of one partition it ever saw at the same time.
  */
 @ApplicationScoped
 @Named("recording")
 public class RecordingRelay implements Relay {
+
+  /** How long the await methods without a timeout wait. */
+  public static final Duration DEFAULT_AWAIT = Duration.ofSeconds(10);
 
   /** What the relay does with a record it is handed. */
   public enum Action { CONFIRM, FAIL, NO_OUTCOME }
@@ -45,6 +62,8 @@ public class RecordingRelay implements Relay {
   private final List<BatchSpan> spans = new ArrayList<>();
   private final AtomicInteger commitsToFail = new AtomicInteger();
 
+  private final AtomicInteger recordsToFail = new AtomicInteger();
+  private final java.util.Set<String> failingGroups = ConcurrentHashMap.newKeySet();
   private volatile Predicate<OutboxRecord> failWhen = record -> false;
   private volatile Predicate<OutboxRecord> noOutcomeWhen = record -> false;
   private volatile Exception throwOnce;
@@ -62,6 +81,7 @@ public class RecordingRelay implements Relay {
     try {
       synchronized (this) {
         handed.addAll(batch.records());
+        notifyAll();
       }
       long now = System.nanoTime();
       batch.records().forEach(record -> firstHandedNanos.putIfAbsent(record.id(), now));
@@ -130,25 +150,77 @@ public class RecordingRelay implements Relay {
     commitsToFail.set(count);
   }
 
+  /** When each batch was in the relay, in the order the batches ended. */
   public synchronized List<BatchSpan> spans() {
     return List.copyOf(spans);
   }
 
   private Action actionFor(OutboxRecord record) {
+    if (record.groupKey() != null && failingGroups.contains(record.groupKey())) {
+      return Action.FAIL;
+    }
+    if (recordsToFail.getAndUpdate(left -> Math.max(0, left - 1)) > 0) {
+      return Action.FAIL;
+    }
     if (failWhen.test(record)) {
       return Action.FAIL;
     }
     return noOutcomeWhen.test(record) ? Action.NO_OUTCOME : Action.CONFIRM;
   }
 
+  /**
+   * The next {@code count} records the relay is handed (and that are not held back) fail, whatever
+   * their outbox or group; the ones after are confirmed again. Replaces an earlier count.
+   */
+  public void failNext(int count) {
+    if (count < 0) {
+      throw new IllegalArgumentException("failNext(" + count + "): the count cannot be negative");
+    }
+    recordsToFail.set(count);
+  }
+
+  /**
+   * Every record of the group fails, on every attempt, until {@link #recoverGroup(String)} or {@link
+   * #stopFailing()}: Outboxer retries the first one and holds back the rest of the group, while
+   * other groups flow.
+   */
+  public void failGroup(String groupKey) {
+    failingGroups.add(java.util.Objects.requireNonNull(groupKey, "groupKey"));
+  }
+
+  /** The group's records are confirmed again (from their next attempt on). */
+  public void recoverGroup(String groupKey) {
+    failingGroups.remove(groupKey);
+  }
+
+  /**
+   * Ends every failure command: {@link #failNext}, {@link #failGroup}, {@link #failWhen}, {@link
+   * #noOutcomeWhen}, a pending {@link #throwOnNextBatch}, {@link #failCommitOfNextBatches}. What was
+   * recorded stays.
+   */
+  public void stopFailing() {
+    recordsToFail.set(0);
+    failingGroups.clear();
+    failWhen = record -> false;
+    noOutcomeWhen = record -> false;
+    throwOnce = null;
+    commitsToFail.set(0);
+  }
+
+  /** Every record the predicate matches fails (until {@link #stopFailing()}); replaces an earlier predicate. */
   public void failWhen(Predicate<OutboxRecord> predicate) {
     failWhen = predicate;
   }
 
+  /**
+   * The relay reports nothing for the records the predicate matches, as a relay that lost track of
+   * them would: Outboxer keeps them pending and hands them over again.
+   */
   public void noOutcomeWhen(Predicate<OutboxRecord> predicate) {
     noOutcomeWhen = predicate;
   }
 
+  /** The next batch ends with this exception before any record is reported: the whole batch is retried. */
   public void throwOnNextBatch(Exception exception) {
     throwOnce = exception;
   }
@@ -160,16 +232,65 @@ public class RecordingRelay implements Relay {
     return hangStarted;
   }
 
+  /** Every batch waits this long before its records are reported (to widen race windows). */
   public void delayEachBatch(Duration delay) {
     delayPerBatch = delay;
   }
 
+  /** Every record handed to the relay, in the order handed, repeats included. */
   public synchronized List<OutboxRecord> handed() {
     return List.copyOf(handed);
   }
 
+  /** Every record the relay confirmed, in the order confirmed, duplicates included. */
   public synchronized List<OutboxRecord> confirmed() {
     return List.copyOf(confirmed);
+  }
+
+  /** The records of one outbox the relay confirmed, in the order confirmed. */
+  public synchronized List<OutboxRecord> confirmed(String outbox) {
+    return confirmed.stream().filter(record -> record.outbox().equals(outbox)).toList();
+  }
+
+  /**
+   * Waits up to {@link #DEFAULT_AWAIT} until at least {@code count} records were confirmed, and
+   * returns every record confirmed so far.
+   *
+   * @throws AssertionError when they were not, naming what was confirmed and what was handed
+   */
+  public List<OutboxRecord> awaitConfirmations(int count) throws InterruptedException {
+    return awaitConfirmations(count, DEFAULT_AWAIT);
+  }
+
+  /** As {@link #awaitConfirmations(int)}, with a timeout of the test's choice. */
+  public List<OutboxRecord> awaitConfirmations(int count, Duration timeout) throws InterruptedException {
+    if (!awaitConfirmed(count, timeout)) {
+      List<OutboxRecord> seen = confirmed();
+      throw new AssertionError("Expected at least " + count + " confirmed records within " + timeout + ", got "
+          + seen.size() + ": " + seen + "; handed so far: " + handed());
+    }
+    return confirmed();
+  }
+
+  /**
+   * Waits up to {@link #DEFAULT_AWAIT} until at least {@code count} records were handed to the relay
+   * (failed, confirmed or held back alike), and returns every record handed so far.
+   *
+   * @throws AssertionError when they were not
+   */
+  public List<OutboxRecord> awaitHanded(int count) throws InterruptedException {
+    long deadline = System.nanoTime() + DEFAULT_AWAIT.toNanos();
+    synchronized (this) {
+      while (handed.size() < count) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new AssertionError("Expected at least " + count + " records handed to the relay within "
+              + DEFAULT_AWAIT + ", got " + handed.size() + ": " + handed);
+        }
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      }
+      return List.copyOf(handed);
+    }
   }
 
   /** Confirmed record ids per group key, in confirmation order (duplicates included). */
@@ -196,15 +317,17 @@ public class RecordingRelay implements Relay {
     return activeBatches.values().stream().mapToInt(AtomicInteger::get).sum();
   }
 
+  /** How many batches the relay was handed. */
   public int batches() {
     return batches.get();
   }
 
+  /** The most batches of one partition the relay ever had at the same time (1 while the rule holds). */
   public int maxConcurrentBatchesPerPartition() {
     return maxConcurrent.get();
   }
 
-  /** Waits until at least {@code count} confirmations were recorded. */
+  /** Waits until at least {@code count} confirmations were recorded; false if the timeout passed first. */
   public synchronized boolean awaitConfirmed(int count, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (confirmed.size() < count) {
@@ -217,7 +340,10 @@ public class RecordingRelay implements Relay {
     return true;
   }
 
+  /** Forgets what was recorded and ends every failure command, as a new relay. */
   public synchronized void reset() {
+    recordsToFail.set(0);
+    failingGroups.clear();
     handed.clear();
     confirmed.clear();
     firstHandedNanos.clear();

@@ -8,7 +8,12 @@ import java.time.ZoneOffset;
 
 /**
  * A clock tests can step instead of sleeping. It ticks with the system clock plus an offset that
- * {@link #advance} moves forward, or stands still after {@link #freeze}.
+ * {@link #advance} moves forward, or stands still after {@link #freeze}. Outboxer reads time from
+ * the application's {@link Clock} bean: retry times, message ages, partition claims.
+ *
+ * <p>Thread-safe. Its zone is UTC ({@link #withZone} is not supported). {@link #advance} with a
+ * negative duration moves it back, which Outboxer does not expect of time: a claim or retry time
+ * stamped earlier then lies in the future.
  */
 public final class SettableClock extends Clock {
 

@@ -94,6 +94,10 @@ public final class OutboxTestContainer implements AutoCloseable {
           "org.hibernate.engine.transaction.jta.platform.internal.JBossStandAloneJtaPlatform");
       // The DDL scripts are the schema; validation proves the mapping agrees with them.
       properties.setProperty("hibernate.hbm2ddl.auto", "validate");
+      if (database == TestDatabase.SQLITE) {
+        // Hibernate's own dialects do not cover SQLite; the community dialect does, but is not detected.
+        properties.setProperty("hibernate.dialect", "org.hibernate.community.dialect.SQLiteDialect");
+      }
       properties.putAll(builder.jpaProperties);
       List<String> entities = new ArrayList<>(List.of(TestOrder.class.getName()));
       entities.addAll(builder.entities);

@@ -47,6 +47,8 @@ public class OutboxRuntime {
   private static final long POSTGRESQL_MAX_PAYLOAD = (1L << 30) - 1;
   /** H2's VARBINARY column as the shipped DDL declares it. */
   private static final long H2_MAX_PAYLOAD = 1_000_000_000L;
+  /** SQLite's default SQLITE_MAX_LENGTH, the largest string or BLOB (the xerial driver's build keeps it). */
+  private static final long SQLITE_MAX_PAYLOAD = 1_000_000_000L;
   /** Room in a MariaDB packet for the rest of the insert (headers up to 64 KiB, keys, the statement). */
   private static final long MARIADB_PACKET_ROOM = 80 * 1024;
 
@@ -144,6 +146,7 @@ public class OutboxRuntime {
     return switch (dialect) {
       case POSTGRESQL -> POSTGRESQL_MAX_PAYLOAD;
       case H2 -> H2_MAX_PAYLOAD;
+      case SQLITE -> SQLITE_MAX_PAYLOAD;
       case MARIADB -> transactions.inNewTransaction(Duration.ofSeconds(30), () -> jdbc.call(connection -> {
         try (PreparedStatement statement = connection.prepareStatement("SELECT @@max_allowed_packet");
             ResultSet rows = statement.executeQuery()) {

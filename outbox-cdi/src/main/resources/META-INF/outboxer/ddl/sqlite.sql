@@ -1,5 +1,5 @@
--- Outboxer schema for SQLite 3.35+ (schema version 1), with the xerial sqlite-jdbc driver. One process only: see
--- docs on SQLite. Run once per database file before the application starts, or let Outboxer create it
+-- Outboxer schema for SQLite 3.35+ (schema version 1), with the xerial sqlite-jdbc driver. One process only (see
+-- the README, "SQLite"). Run once per database file before the application starts, or let Outboxer create it
 -- (outbox.schema=create).
 --
 -- SQLite has one writer at a time: a transaction that writes holds the whole database until it ends. Outboxer

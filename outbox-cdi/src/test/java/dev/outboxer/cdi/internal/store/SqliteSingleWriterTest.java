@@ -57,6 +57,8 @@ class SqliteSingleWriterTest {
         .start();
     impatient = OutboxTestContainer.builder(DATABASE).keepSchema()
         .jdbcUrl(DATABASE.url().replace("busy_timeout=60000", "busy_timeout=300"))
+        // Named rather than detected from the driver, as the first container does.
+        .config("outbox.database", "sqlite")
         .config("outbox.worker", "none")
         .config("outbox.orders.relay", "recording")
         .config("outbox.orders.partitions", "2")

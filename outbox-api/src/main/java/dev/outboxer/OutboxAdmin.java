@@ -20,6 +20,15 @@ import java.util.List;
 public interface OutboxAdmin {
 
   /**
+   * Names the outboxes this application configures (an outbox exists when {@code
+   * outbox.<name>.relay} is set), whether or not this node runs their workers. Does not touch the
+   * database, and does not throw {@link UnknownOutboxException}.
+   *
+   * @return the outbox names, sorted; empty if none is configured
+   */
+  List<String> outboxes();
+
+  /**
    * Counts the outbox's messages.
    *
    * @param outbox the outbox name

@@ -266,7 +266,11 @@ abstract class OrderFlowContract {
     }
     long id = placed.shipmentMessageId();
     assertThat(admin.retryDead("shipping", id)).isEqualTo(1);
-    eventually(DELIVERY).until(() -> shipping.accepted(id));
+    // Revived, it is a new message: same group and request, a new id above the old one.
+    String group = "order:" + placed.orderId();
+    eventually(DELIVERY).until(() -> shipping.accepted().stream()
+        .anyMatch(shipment -> group.equals(shipment.groupKey()) && shipment.messageId() > id));
+    assertThat(shipping.accepted(id)).as("the old id is never sent").isFalse();
     assertThat(admin.counts("shipping").dead()).isEqualTo(deadBefore);
     eventually(Duration.ofSeconds(10)).until(() -> tables.countMessages(id) == 0);
   }

@@ -46,6 +46,12 @@ public class OutboxAdminBean implements OutboxAdmin {
   @Inject OutboxRuntime runtime;
 
   @Override
+  @Transactional(Transactional.TxType.SUPPORTS)
+  public List<String> outboxes() {
+    return configuration.outboxes().keySet().stream().sorted().toList();
+  }
+
+  @Override
   public OutboxCounts counts(String outbox) {
     configuration.require(outbox);
     return call(connection -> statements.counts(connection, outbox, time.nowUtc()));

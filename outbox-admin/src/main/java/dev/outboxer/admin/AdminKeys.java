@@ -1,0 +1,25 @@
+package dev.outboxer.admin;
+
+/** Every configuration key outbox-admin reads, declared once, with its default. */
+final class AdminKeys {
+
+  /** The key space of this module: {@code outbox.admin.*}. */
+  static final String PREFIX = "outbox.admin.";
+
+  /** The role a caller needs for every call. */
+  static final String ROLE = "outbox.admin.role";
+  static final String DEFAULT_ROLE = "outbox-admin";
+
+  /** The header every changing call must carry, with the value {@value #CSRF_VALUE}. */
+  static final String CSRF_HEADER = "X-Outbox-Admin";
+  static final String CSRF_VALUE = "1";
+
+  /** The realm named in the 401 answer's Basic challenge. */
+  static final String REALM = "outbox-admin";
+
+  /** Dead messages per page: the default and the most one call may ask for. */
+  static final int DEFAULT_PAGE_SIZE = 50;
+  static final int MAX_PAGE_SIZE = 500;
+
+  private AdminKeys() {}
+}

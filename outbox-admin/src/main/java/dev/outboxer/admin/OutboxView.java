@@ -1,0 +1,21 @@
+package dev.outboxer.admin;
+
+import dev.outboxer.OutboxCounts;
+
+/**
+ * The JSON answer for one outbox: its counts and lag, as {@link dev.outboxer.OutboxAdmin#counts}
+ * gives them.
+ *
+ * @param name the outbox
+ * @param pending messages waiting to be relayed, those waiting for a retry included
+ * @param retrying pending messages that failed at least once
+ * @param dead messages that used up their attempts
+ * @param lagMillis how long the oldest pending message has waited, 0 when none is pending
+ */
+public record OutboxView(String name, long pending, long retrying, long dead, long lagMillis) {
+
+  static OutboxView of(String name, OutboxCounts counts) {
+    return new OutboxView(name, counts.pending(), counts.retrying(), counts.dead(),
+        counts.oldestPendingAge().toMillis());
+  }
+}

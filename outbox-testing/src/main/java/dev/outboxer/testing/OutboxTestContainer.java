@@ -101,6 +101,10 @@ public final class OutboxTestContainer implements AutoCloseable {
             "org.hibernate.engine.transaction.jta.platform.internal.JBossStandAloneJtaPlatform");
         // The DDL scripts are the schema; validation proves the mapping agrees with them.
         properties.setProperty("hibernate.hbm2ddl.auto", "validate");
+        if (target.url().startsWith("jdbc:sqlite:")) {
+          // Hibernate's own dialects do not cover SQLite; the community dialect does, but is not detected.
+          properties.setProperty("hibernate.dialect", "org.hibernate.community.dialect.SQLiteDialect");
+        }
         properties.putAll(builder.jpaProperties);
         entityManagerFactory = new HibernatePersistenceProvider().createContainerEntityManagerFactory(
             new TestPersistenceUnit(dataSource, builder.entities, properties), Map.of());

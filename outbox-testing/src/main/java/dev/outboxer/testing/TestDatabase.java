@@ -17,20 +17,29 @@ import org.junit.jupiter.api.Assumptions;
 /**
  * The databases Outboxer is tested against. PostgreSQL and MariaDB are the local servers, in a
  * database of the tests' own ({@code outboxer_test_<module>}, created on first use; override with {@code
- * outboxer.test.<name>.url|user|password}); H2 runs in memory. Schemas are created from the DDL
- * scripts Outboxer ships, never from JPA schema generation, and only the tables Outboxer and the
- * tests create are ever dropped.
+ * outboxer.test.<name>.url|user|password}); H2 runs in memory; SQLite is a file of the same name in
+ * the module's {@code target} directory, in WAL mode with a busy timeout, as its documentation
+ * recommends. Schemas are created from the DDL scripts Outboxer ships, never from JPA schema
+ * generation, and only the tables Outboxer and the tests create are ever dropped.
  */
 public enum TestDatabase {
   H2("jdbc:h2:mem:outboxer;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=20000", "sa", "", "org.h2.jdbcx.JdbcDataSource"),
   POSTGRESQL("jdbc:postgresql://127.0.0.1:5432/" + ownDatabase(), "postgres", "", "org.postgresql.xa.PGXADataSource"),
-  MARIADB("jdbc:mariadb://127.0.0.1:3306/" + ownDatabase(), "root", "", "org.mariadb.jdbc.MariaDbDataSource");
+  MARIADB("jdbc:mariadb://127.0.0.1:3306/" + ownDatabase(), "root", "", "org.mariadb.jdbc.MariaDbDataSource"),
+  /**
+   * SQLite has no XA: the pool connects through the JDBC driver, and its connections take part in a
+   * JTA transaction as its only resource (one-phase commit). Writers wait up to 60s for the write
+   * lock (busy_timeout), longer than any batch of the tests holds it.
+   */
+  SQLITE("jdbc:sqlite:" + java.nio.file.Path.of("target", ownDatabase() + ".sqlite").toAbsolutePath()
+      + "?journal_mode=WAL&busy_timeout=60000", "", "", "org.sqlite.JDBC");
 
   /** Set by .ci/run: a database that cannot be reached fails the tests instead of skipping them. */
   public static final String REQUIRE_PROPERTY = "outboxer.test.require-databases";
 
   /** Outboxer's tables and the tests' own: the only ones ever dropped. */
-  private static final String[] TABLES = {"outbox_message", "outbox_partition", "outbox_rules", "outbox_group_lock", "test_order"};
+  private static final String[] TABLES = {"outbox_message", "outbox_partition", "outbox_rules", "outbox_group_lock",
+      "outbox_sequence", "test_order"};
   private static final String[] SEQUENCES = {"outbox_message_seq", "outbox_fencing_seq"};
   private static final java.util.Set<TestDatabase> CREATED = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -76,6 +85,7 @@ public enum TestDatabase {
     return System.getProperty("outboxer.test." + configValue() + ".password", defaultPassword);
   }
 
+  /** The class the tests' pool connects with: the database's XADataSource, or SQLite's JDBC driver. */
   public String xaDataSourceClass() {
     return xaDataSourceClass;
   }
@@ -103,6 +113,16 @@ public enum TestDatabase {
    */
   private void ensureDatabase() throws SQLException {
     if (this == H2 || CREATED.contains(this)) {
+      return;
+    }
+    if (this == SQLITE) {
+      // The driver creates the file; only its directory has to be there.
+      try {
+        java.nio.file.Files.createDirectories(java.nio.file.Path.of("target"));
+      } catch (IOException e) {
+        throw new SQLException("Could not create the directory of the SQLite test database", e);
+      }
+      CREATED.add(this);
       return;
     }
     String url = url();

@@ -121,8 +121,8 @@ public final class OutboxConfigReader {
     int threads = positiveInt(WORKER_THREADS, 0, 1, 256);
     Optional<String> database = lookup.apply(DATABASE).map(value -> value.trim().toLowerCase(Locale.ROOT));
     database.ifPresent(value -> {
-      if (!Set.of("postgresql", "mariadb", "h2").contains(value)) {
-        problem(DATABASE, DATABASE + "=" + value + " is not a supported database: use postgresql, mariadb or h2,"
+      if (!Set.of("postgresql", "mariadb", "h2", "sqlite").contains(value)) {
+        problem(DATABASE, DATABASE + "=" + value + " is not a supported database: use postgresql, mariadb, h2 or sqlite,"
             + " or remove the key to detect it" + ("derby".equals(value) ? " (Derby is no longer supported)" : ""));
       }
     });

@@ -155,6 +155,10 @@ public class AdminStatements {
     if (ids.isEmpty()) {
       return 0;
     }
+    if (database.dialect().singleWriter()) {
+      // Waits for a running batch (which holds the database) up to busy_timeout, and keeps the next one out.
+      takeWriteLock(connection, outbox, "discarded");
+    }
     for (int attempt = 0; ; attempt++) {
       Map<Long, Integer> partitionOf = partitionsOf(connection, outbox, ids);
       if (partitionOf.isEmpty()) {
@@ -232,18 +236,9 @@ public class AdminStatements {
     String prefix = dialect == Dialect.MARIADB
         ? "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(1, lockWait.toSeconds()) + " FOR " : "";
     for (int partition : partitions) {
-      try (PreparedStatement statement = connection.prepareStatement(prefix + "SELECT partition_no FROM"
-          + " outbox_partition WHERE outbox = ? AND partition_no = ? FOR UPDATE")) {
-        statement.setString(1, outbox);
-        statement.setInt(2, partition);
-        statement.executeQuery().close();
-      } catch (SQLException e) {
-        if (isLockTimeout(e)) {
-          throw new OutboxException("Outbox '" + outbox + "': partition " + partition + " was busy relaying a batch for"
-              + " longer than " + lockWait.toSeconds() + "s, so nothing was discarded (the message may be in that"
-              + " batch). Try again.", e);
-        }
-        throw e;
+      // SQLite: the write lock the caller took already keeps every batch out.
+      if (!dialect.singleWriter()) {
+        lockPartitionRow(connection, prefix, outbox, partition, lockWait);
       }
       try (PreparedStatement statement = connection.prepareStatement("UPDATE outbox_partition SET owner_instance = ?"
           + " WHERE outbox = ? AND partition_no = ?")) {
@@ -252,6 +247,40 @@ public class AdminStatements {
         statement.setInt(3, partition);
         statement.executeUpdate();
       }
+    }
+  }
+
+  private static void lockPartitionRow(Connection connection, String prefix, String outbox, int partition,
+      Duration lockWait) throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement(prefix + "SELECT partition_no FROM"
+        + " outbox_partition WHERE outbox = ? AND partition_no = ? FOR UPDATE")) {
+      statement.setString(1, outbox);
+      statement.setInt(2, partition);
+      statement.executeQuery().close();
+    } catch (SQLException e) {
+      if (isLockTimeout(e)) {
+        throw new OutboxException("Outbox '" + outbox + "': partition " + partition + " was busy relaying a batch for"
+            + " longer than " + lockWait.toSeconds() + "s, so nothing was discarded (the message may be in that"
+            + " batch). Try again.", e);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * SQLite: the database's write lock, for the rest of the transaction. A batch holds it while it
+   * runs; waiting longer than the connection's busy_timeout fails like a lock timeout elsewhere.
+   */
+  private static void takeWriteLock(Connection connection, String outbox, String operation) throws SQLException {
+    try {
+      SingleWriter.takeWriteLock(connection);
+    } catch (SQLException e) {
+      if (SingleWriter.isBusy(e)) {
+        throw new OutboxException("Outbox '" + outbox + "': another transaction (a batch relaying, or a publisher) held"
+            + " the SQLite database for longer than the connection's busy_timeout, so nothing was " + operation
+            + ". Try again, or raise busy_timeout.", e);
+      }
+      throw e;
     }
   }
 
@@ -284,6 +313,10 @@ public class AdminStatements {
     if (ids != null && ids.isEmpty()) {
       return Map.of();
     }
+    boolean singleWriter = database.dialect().singleWriter();
+    if (singleWriter) {
+      takeWriteLock(connection, outbox, "revived");
+    }
     List<Long> dead = new ArrayList<>();
     // Slices in ascending id order lock the rows in id order, as one statement would.
     for (List<Long> slice : ids == null ? java.util.Collections.<List<Long>>singletonList(null) : slices(ids)) {
@@ -294,7 +327,7 @@ public class AdminStatements {
       if (groupKey != null) {
         select.append(" AND group_key = ?");
       }
-      select.append(" ORDER BY id FOR UPDATE");
+      select.append(singleWriter ? " ORDER BY id" : " ORDER BY id FOR UPDATE");
       try (PreparedStatement statement = connection.prepareStatement(select.toString())) {
         statement.setString(1, outbox);
         int next = 2;
@@ -330,6 +363,15 @@ public class AdminStatements {
   /** Takes ids from the message sequence, ascending. */
   private List<Long> nextMessageIds(Connection connection, int count) throws SQLException {
     List<Long> ids = new ArrayList<>(count);
+    if (database.dialect().singleWriter()) {
+      if (count > 0) {
+        long last = SingleWriter.draw(connection, "outbox_message_seq", count, 0);
+        for (long id = last - count + 1; id <= last; id++) {
+          ids.add(id);
+        }
+      }
+      return ids;
+    }
     if (database.dialect() == Dialect.POSTGRESQL) {
       try (PreparedStatement statement = connection.prepareStatement(
           "SELECT nextval('outbox_message_seq') FROM generate_series(1, ?)")) {

@@ -22,7 +22,13 @@ import java.util.List;
  * claimed partition by primary key or by the partition's own index range, and nothing else: no
  * gap locks on MariaDB, nothing another partition's batch waits for.
  *
- * <p>On PostgreSQL each step is one statement (one round trip); MariaDB and H2 take a few more.
+ * <p>On PostgreSQL each step is one statement (one round trip); MariaDB, H2 and SQLite take a few more.
+ *
+ * <p>SQLite has no row locks: a claim begins by drawing its fencing token, a write that waits for
+ * the database's single write lock (up to the connection's {@code busy_timeout}) and keeps it until
+ * the batch transaction ends. So no two transactions hold a partition at once, and while a batch
+ * runs every other writer (publishers, other partitions' claims) waits for it: batches of an SQLite
+ * outbox run one at a time.
  */
 @ApplicationScoped
 public class BatchStatements {
@@ -99,6 +105,16 @@ public class BatchStatements {
       + " AND w.partition_no = m.partition_no AND w.next_attempt_at > ? AND w.id < m.id)";
   private static final String SCAN_TAIL = " ORDER BY m.id LIMIT ?";
 
+  /**
+   * SQLite: the highest fencing token this process handed out. A token is drawn from a counter
+   * row, which a rollback of the claim resets; drawing above this mark keeps a rolled-back claim's
+   * token, which its relay may still be using, from being handed out again. SQLite databases are
+   * used by one process, so the mark sees every claim but those of an earlier run of the process,
+   * whose relays ended with it. Shared by every outbox (tokens only have to increase).
+   */
+  private static final java.util.concurrent.atomic.AtomicLong SQLITE_TOKEN_MARK =
+      new java.util.concurrent.atomic.AtomicLong();
+
   @Inject Database database;
 
   /**
@@ -160,6 +176,9 @@ public class BatchStatements {
         }
       }
     }
+    if (dialect.singleWriter()) {
+      return claimSingleWriter(connection, outbox, partition, node, instance, now);
+    }
     Claim claim = new Claim(false, 0, null, 0, 0, 0);
     String lock = dialect == Dialect.MARIADB
         ? "SELECT owner_instance, NEXT VALUE FOR outbox_fencing_seq FROM outbox_partition"
@@ -176,17 +195,61 @@ public class BatchStatements {
       }
     }
     if (claim.claimed()) {
-      try (PreparedStatement statement = connection.prepareStatement("UPDATE outbox_partition SET fencing_token = ?,"
-          + " owner_node = ?, owner_instance = ?, claimed_at = ? WHERE outbox = ? AND partition_no = ?")) {
-        statement.setLong(1, claim.fencingToken());
-        statement.setString(2, node);
-        statement.setString(3, instance);
-        Sql.setUtc(statement, 4, now);
-        statement.setString(5, outbox);
-        statement.setInt(6, partition);
-        statement.executeUpdate();
+      recordOwner(connection, outbox, partition, node, instance, now, claim.fencingToken());
+    }
+    return withRules(connection, outbox, claim);
+  }
+
+  /**
+   * SQLite: the token is drawn first, which takes the write lock (or waits for it); the partition is
+   * then free by construction. A writer that holds the lock for longer than busy_timeout makes the
+   * partition count as held elsewhere, as a locked row does on the other databases.
+   */
+  private Claim claimSingleWriter(Connection connection, String outbox, int partition, String node, String instance,
+      LocalDateTime now) throws SQLException {
+    long token;
+    try {
+      token = SingleWriter.draw(connection, "outbox_fencing_seq", 1, SQLITE_TOKEN_MARK.get());
+    } catch (SQLException busy) {
+      if (!SingleWriter.isBusy(busy)) {
+        throw busy;
+      }
+      return withRules(connection, outbox, new Claim(false, 0, null, 0, 0, 0));
+    }
+    SQLITE_TOKEN_MARK.accumulateAndGet(token, Math::max);
+    Claim claim = new Claim(false, 0, null, 0, 0, 0);
+    try (PreparedStatement statement = connection.prepareStatement(
+        "SELECT owner_instance FROM outbox_partition WHERE outbox = ? AND partition_no = ?")) {
+      statement.setString(1, outbox);
+      statement.setInt(2, partition);
+      try (ResultSet rows = statement.executeQuery()) {
+        if (rows.next()) {
+          claim = new Claim(true, token, rows.getString(1), 0, 0, 0);
+        }
       }
     }
+    if (claim.claimed()) {
+      recordOwner(connection, outbox, partition, node, instance, now, token);
+    }
+    return withRules(connection, outbox, claim);
+  }
+
+  private static void recordOwner(Connection connection, String outbox, int partition, String node, String instance,
+      LocalDateTime now, long token) throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement("UPDATE outbox_partition SET fencing_token = ?,"
+        + " owner_node = ?, owner_instance = ?, claimed_at = ? WHERE outbox = ? AND partition_no = ?")) {
+      statement.setLong(1, token);
+      statement.setString(2, node);
+      statement.setString(3, instance);
+      Sql.setUtc(statement, 4, now);
+      statement.setString(5, outbox);
+      statement.setInt(6, partition);
+      statement.executeUpdate();
+    }
+  }
+
+  /** The claim with the rules in force. */
+  private static Claim withRules(Connection connection, String outbox, Claim claim) throws SQLException {
     try (PreparedStatement statement = connection.prepareStatement(
         "SELECT partition_count, layout_version FROM outbox_rules WHERE outbox = ?")) {
       statement.setString(1, outbox);

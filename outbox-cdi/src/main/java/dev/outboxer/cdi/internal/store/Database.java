@@ -55,11 +55,11 @@ public class Database {
       }
     } catch (Exception e) {
       throw new OutboxException("Outboxer could not read which database the EntityManager uses (" + e
-          + "): set outbox.database to postgresql, mariadb or h2", e);
+          + "): set outbox.database to postgresql, mariadb, h2 or sqlite", e);
     }
     Dialect found = Dialect.fromProductName(product).orElseThrow(() -> new OutboxException(
-        "Outboxer does not support the database '" + product + "': supported are PostgreSQL 12+, MariaDB 10.6+ and H2"
-            + " 2.x (MySQL has no sequences; Derby support ended in 0.2, use H2 for embedded demos)"));
+        "Outboxer does not support the database '" + product + "': supported are PostgreSQL 12+, MariaDB 10.6+, H2"
+            + " 2.x and SQLite 3.35+ (MySQL has no sequences; Derby support ended in 0.2, use H2 for embedded demos)"));
     LOG.info("Outboxer detected the database: " + found.configValue() + " (" + product + ")");
     return found;
   }

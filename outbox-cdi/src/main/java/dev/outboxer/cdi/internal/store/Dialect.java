@@ -18,7 +18,15 @@ public enum Dialect {
   /** MariaDB 10.6+: lock rows for {@code serialize-writes}; workers lock by primary key only. */
   MARIADB,
   /** H2 2.x: tests and embedded demos on one JVM. */
-  H2;
+  H2,
+  /**
+   * SQLite 3.35+ (xerial sqlite-jdbc), one process only: the database has a single writer at a
+   * time, so a transaction that writes holds the whole database until it ends. Claims, admin
+   * operations and the rules take that write lock instead of row locks ({@code FOR UPDATE} does not
+   * exist); ids come from a counter row updated under it, so ids follow commit order and {@code
+   * serialize-writes} needs nothing. No sequences: see {@code sqlite.sql}.
+   */
+  SQLITE;
 
   public String configValue() {
     return name().toLowerCase(Locale.ROOT);
@@ -38,9 +46,23 @@ public enum Dialect {
     return this == POSTGRESQL;
   }
 
+  /**
+   * Whether one writer at a time holds the whole database until its transaction ends (SQLite):
+   * there are no row locks, a transaction that writes first serialises with every other writer, and
+   * ids taken under that lock increase in commit order.
+   */
+  public boolean singleWriter() {
+    return this == SQLITE;
+  }
+
   /** The DDL script shipped for this database. */
   public String ddlResource() {
     return "META-INF/outboxer/ddl/" + configValue() + ".sql";
+  }
+
+  /** Whether Flyway migrations and a Liquibase changelog are shipped for this database (not for SQLite). */
+  public boolean shipsMigrations() {
+    return this != SQLITE;
   }
 
   /**
@@ -77,6 +99,9 @@ public enum Dialect {
     }
     if (name.contains("h2")) {
       return Optional.of(H2);
+    }
+    if (name.contains("sqlite")) {
+      return Optional.of(SQLITE);
     }
     return Optional.empty();
   }

@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /**
  * Prints Outboxer's DDL for a database: {@code java -cp outbox-cdi.jar
- * dev.outboxer.cdi.internal.store.PrintDdl postgresql} (or {@code mariadb}, {@code h2}).
+ * dev.outboxer.cdi.internal.store.PrintDdl postgresql} (or {@code mariadb}, {@code h2}, {@code sqlite}).
  */
 public final class PrintDdl {
 

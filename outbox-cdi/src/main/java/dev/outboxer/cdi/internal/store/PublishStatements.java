@@ -20,6 +20,10 @@ import java.time.LocalDateTime;
  * count takes that row exclusively: it waits for every transaction that published with the old
  * count, and publishers that come while it runs wait and then see the new count. No message is ever
  * written into a partition of a layout that is no longer in force.
+ *
+ * <p>SQLite takes two statements: the id is drawn from the {@code outbox_sequence} counter, which
+ * takes the database's write lock (held until the caller's transaction ends, so ids increase in
+ * commit order and no change of the rules can run meanwhile), then the insert reads it back.
  */
 @ApplicationScoped
 public class PublishStatements {
@@ -45,6 +49,10 @@ public class PublishStatements {
   private static final String H2 = "SELECT id, partition_no FROM FINAL TABLE (INSERT INTO outbox_message " + COLUMNS
       + " SELECT NEXT VALUE FOR outbox_message_seq, r.outbox, MOD(?, r.partition_count), ?, ?, ?, ?, ?, ?, 'PENDING', 0, ?"
       + " FROM outbox_rules r WHERE r.outbox = ?)";
+  private static final String SQLITE = "INSERT INTO outbox_message " + COLUMNS
+      + " SELECT (SELECT last_value FROM outbox_sequence WHERE name = 'outbox_message_seq'), r.outbox,"
+      + " MOD(?, r.partition_count), ?, ?, ?, ?, ?, ?, 'PENDING', 0, ? FROM outbox_rules r WHERE r.outbox = ?"
+      + " RETURNING id, partition_no";
 
   @Inject Database database;
 
@@ -57,18 +65,22 @@ public class PublishStatements {
 
   /**
    * Inserts the message; with {@code serializeWrites} and a group key, first waits for the group's
-   * write lock, which is held until the caller's transaction ends.
+   * write lock, which is held until the caller's transaction ends. On SQLite the single writer
+   * already serialises every publisher: {@code serializeWrites} changes nothing there.
    */
   public Inserted insert(Connection connection, NewMessage message, boolean serializeWrites) throws SQLException {
     Dialect dialect = database.dialect();
-    boolean lock = serializeWrites && message.groupKey() != null;
-    if (lock && !dialect.advisoryLocks()) {
+    boolean lock = serializeWrites && message.groupKey() != null && !dialect.singleWriter();
+    if (dialect.singleWriter()) {
+      SingleWriter.draw(connection, "outbox_message_seq", 1, 0);
+    } else if (lock && !dialect.advisoryLocks()) {
       lockGroupRow(connection, dialect, message.outbox(), message.groupKey(), message.createdAt());
     }
     String sql = switch (dialect) {
       case POSTGRESQL -> (lock ? POSTGRESQL_LOCKED : POSTGRESQL) + POSTGRESQL_TAIL;
       case MARIADB -> MARIADB;
       case H2 -> H2;
+      case SQLITE -> SQLITE;
     };
     try (PreparedStatement statement = connection.prepareStatement(sql)) {
       statement.setInt(1, message.partitionKey());

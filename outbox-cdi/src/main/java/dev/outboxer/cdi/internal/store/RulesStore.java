@@ -45,6 +45,10 @@ public class RulesStore {
   public Layout synchronize(Connection connection, OutboxSettings settings, LocalDateTime now, String nodeId)
       throws SQLException {
     Dialect dialect = database.dialect();
+    if (dialect.singleWriter()) {
+      // Writes follow the read; the write lock first keeps the read from having to be upgraded (see SingleWriter).
+      SingleWriter.takeWriteLock(connection);
+    }
     Stored stored = read(connection, settings.name(), null);
     Long maxAttempts = settings.unlimitedAttempts() ? null : settings.maxAttempts();
     if (stored == null) {
@@ -69,7 +73,7 @@ public class RulesStore {
     Layout layout = new Layout(stored.partitionCount, stored.layoutVersion);
     if (stored.partitionCount != settings.partitions()) {
       setLockWait(connection, dialect);
-      stored = read(connection, settings.name(), lockPrefix(dialect));
+      stored = dialect.singleWriter() ? stored : read(connection, settings.name(), lockPrefix(dialect));
       layout = stored.partitionCount == settings.partitions()
           ? new Layout(stored.partitionCount, stored.layoutVersion)
           : changePartitionCount(connection, settings, stored, now, nodeId);
@@ -107,11 +111,10 @@ public class RulesStore {
   private Layout changePartitionCount(Connection connection, OutboxSettings settings, Stored stored,
       LocalDateTime now, String nodeId) throws SQLException {
     int count = settings.partitions();
-    // Every worker of the old layout finishes its batch; new ones wait until this commits.
-    try (PreparedStatement statement = connection.prepareStatement(lockPrefix(database.dialect())
-        + "SELECT partition_no FROM outbox_partition WHERE outbox = ? FOR UPDATE")) {
-      statement.setString(1, settings.name());
-      statement.executeQuery().close();
+    // Every worker of the old layout finishes its batch; new ones wait until this commits. (SQLite: the write lock
+    // taken at the start already did both.)
+    if (!database.dialect().singleWriter()) {
+      lockPartitionRows(connection, settings.name());
     }
     int moved;
     try (PreparedStatement statement = connection.prepareStatement("UPDATE outbox_message SET partition_no ="
@@ -143,6 +146,14 @@ public class RulesStore {
         + " dead message(s) moved to their new partitions, per-group order kept. Nodes still running see the new"
         + " count at their next batch and follow it; give them the same setting before they restart.");
     return new Layout(count, version);
+  }
+
+  private void lockPartitionRows(Connection connection, String outbox) throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement(lockPrefix(database.dialect())
+        + "SELECT partition_no FROM outbox_partition WHERE outbox = ? FOR UPDATE")) {
+      statement.setString(1, outbox);
+      statement.executeQuery().close();
+    }
   }
 
   /**

@@ -29,7 +29,7 @@ import java.util.logging.Logger;
  * Checks at start-up that Outboxer's schema is there, complete and current, and creates it on
  * request ({@code outbox.schema=create}). A missing or outdated table, column, sequence or index
  * fails the deployment with a message naming each missing object and the fix, instead of every
- * publish failing later.
+ * publish failing later. On SQLite a sequence is a row of the {@code outbox_sequence} table.
  */
 @ApplicationScoped
 public class SchemaManager {
@@ -39,6 +39,8 @@ public class SchemaManager {
   /** Every table with the columns Outboxer reads or writes. */
   static final Map<String, List<String>> TABLES = new LinkedHashMap<>();
   static final List<String> SEQUENCES = List.of("outbox_message_seq", "outbox_fencing_seq");
+  /** SQLite has no sequences: a table of counters, one row per sequence (see sqlite.sql). */
+  static final String SQLITE_COUNTERS = "outbox_sequence";
   static final List<String> INDEXES = List.of("outbox_message_ready_idx", "outbox_message_retry_idx");
 
   static {
@@ -83,19 +85,30 @@ public class SchemaManager {
       throw new OutboxConfigurationException(ConfigKeys.SCHEMA, "Outboxer's schema is " + (missing.size()
           == everything(dialect).size() ? "missing" : "incomplete or outdated") + " in this database: missing "
           + String.join(", ", missing) + ". Create it with the script " + dialect.ddlResource() + " in outbox-cdi.jar"
-          + " (print it with: java -cp outbox-cdi.jar dev.outboxer.cdi.internal.store.PrintDdl "
-          + dialect.configValue() + "), or the Flyway migrations (classpath:" + dialect.flywayLocation()
-          + ", with a history table of their own) or Liquibase changelog (" + dialect.liquibaseChangelog()
-          + ") shipped in the jar" + (mode == SchemaMode.VALIDATE ? "; for development, " + ConfigKeys.SCHEMA
+          + " (print it with: java -cp outbox-cdi.jar:outbox-api.jar dev.outboxer.cdi.internal.store.PrintDdl "
+          + dialect.configValue() + ")" + (dialect.shipsMigrations() ? ", or the Flyway migrations (classpath:"
+          + dialect.flywayLocation() + ", with a history table of their own) or Liquibase changelog ("
+          + dialect.liquibaseChangelog() + ") shipped in the jar" : "") + (mode == SchemaMode.VALIDATE ? "; for development, " + ConfigKeys.SCHEMA
           + "=create creates a missing schema at start-up" : "") + ".");
     }
     return created ? "created" : "valid";
   }
 
+  /** The tables Outboxer needs in this database, with their columns. */
+  static Map<String, List<String>> tables(Dialect dialect) {
+    if (!dialect.singleWriter()) {
+      return TABLES;
+    }
+    Map<String, List<String>> tables = new LinkedHashMap<>(TABLES);
+    tables.put(SQLITE_COUNTERS, List.of("name", "last_value"));
+    return tables;
+  }
+
   private static List<String> everything(Dialect dialect) {
     List<String> all = new ArrayList<>();
-    TABLES.forEach((table, columns) -> all.add("table " + table));
-    TABLES.forEach((table, columns) -> columns.forEach(column -> all.add("column " + table + "." + column)));
+    Map<String, List<String>> tables = tables(dialect);
+    tables.forEach((table, columns) -> all.add("table " + table));
+    tables.forEach((table, columns) -> columns.forEach(column -> all.add("column " + table + "." + column)));
     SEQUENCES.forEach(sequence -> all.add("sequence " + sequence));
     INDEXES.forEach(index -> all.add("index " + index));
     return all;
@@ -108,7 +121,7 @@ public class SchemaManager {
     String catalog = connection.getCatalog();
     String schema = connection.getSchema();
     List<String> missing = new ArrayList<>();
-    for (Map.Entry<String, List<String>> table : TABLES.entrySet()) {
+    for (Map.Entry<String, List<String>> table : tables(database.dialect()).entrySet()) {
       Set<String> columns = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
       try (ResultSet rows = meta.getColumns(catalog, schema, name(table.getKey(), upper), null)) {
         while (rows.next()) {
@@ -152,6 +165,21 @@ public class SchemaManager {
   private Set<String> sequences(Connection connection, DatabaseMetaData meta, String catalog, String schema)
       throws SQLException {
     Set<String> found = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    if (database.dialect().singleWriter()) {
+      // A sequence is a row of the counters table; without the table there is none (reported as missing too).
+      try (ResultSet tables = meta.getTables(catalog, schema, SQLITE_COUNTERS, null)) {
+        if (!tables.next()) {
+          return found;
+        }
+      }
+      try (Statement statement = connection.createStatement();
+          ResultSet rows = statement.executeQuery("SELECT name FROM " + SQLITE_COUNTERS)) {
+        while (rows.next()) {
+          found.add(rows.getString(1));
+        }
+      }
+      return found;
+    }
     if (database.dialect() == Dialect.H2) {
       try (Statement statement = connection.createStatement();
           ResultSet rows = statement.executeQuery("SELECT SEQUENCE_NAME FROM INFORMATION_SCHEMA.SEQUENCES"

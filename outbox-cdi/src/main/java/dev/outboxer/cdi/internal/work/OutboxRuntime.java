@@ -54,6 +54,8 @@ public class OutboxRuntime {
    * quotes again), plus 64 KiB for the keys, the type and the statement itself.
    */
   static final long MARIADB_PACKET_ROOM = 16 * 64 * 1024 + 64 * 1024;
+  /** SQLite's default SQLITE_MAX_LENGTH, the largest string or BLOB (the xerial driver's build keeps it). */
+  private static final long SQLITE_MAX_PAYLOAD = 1_000_000_000L;
 
   @Inject OutboxConfiguration configuration;
   @Inject Database database;
@@ -149,6 +151,7 @@ public class OutboxRuntime {
     return switch (dialect) {
       case POSTGRESQL -> POSTGRESQL_MAX_PAYLOAD;
       case H2 -> H2_MAX_PAYLOAD;
+      case SQLITE -> SQLITE_MAX_PAYLOAD;
       case MARIADB -> transactions.inNewTransaction(Duration.ofSeconds(30), () -> jdbc.call(connection -> {
         try (PreparedStatement statement = connection.prepareStatement("SELECT @@max_allowed_packet");
             ResultSet rows = statement.executeQuery()) {

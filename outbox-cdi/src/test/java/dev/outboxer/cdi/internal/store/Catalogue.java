@@ -84,6 +84,8 @@ record Catalogue(SortedMap<String, String> objects) {
               + " c.contype, pg_get_constraintdef(c.oid) FROM pg_constraint c WHERE c.connamespace = current_schema()::regnamespace",
           // indexdef is the whole CREATE INDEX statement: columns in order, method and WHERE predicate.
           "SELECT 'index', tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()");
+      case SQLITE -> throw new IllegalArgumentException(
+          "SQLite ships only the plain DDL script: there are no migrations to compare with it");
       case MARIADB -> List.of(
           "SELECT 'table', table_name, table_name, engine, table_collation FROM information_schema.tables"
               + " WHERE table_schema = DATABASE() AND table_type = 'BASE TABLE'",

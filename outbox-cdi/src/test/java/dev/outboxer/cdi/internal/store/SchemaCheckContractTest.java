@@ -24,6 +24,11 @@ abstract class SchemaCheckContractTest {
     return "ALTER TABLE outbox_message DROP COLUMN partition_key";
   }
 
+  /** A statement that removes the fencing token sequence (SQLite: its counter row). */
+  String dropFencingSequence() {
+    return "DROP SEQUENCE outbox_fencing_seq";
+  }
+
   private OutboxTestContainer start(String schemaMode) {
     OutboxTestContainer.Builder builder = OutboxTestContainer.builder(database()).keepSchema()
         .config("outbox.worker", "none")
@@ -49,7 +54,7 @@ abstract class SchemaCheckContractTest {
   void a_missing_index_and_sequence_are_named() {
     database().resetSchema();
     database().execute("DROP INDEX outbox_message_retry_idx" + (database() == TestDatabase.MARIADB
-        ? " ON outbox_message" : ""), "DROP SEQUENCE outbox_fencing_seq");
+        ? " ON outbox_message" : ""), dropFencingSequence());
     assertThatThrownBy(() -> start("validate").close())
         .hasStackTraceContaining("index outbox_message_retry_idx")
         .hasStackTraceContaining("sequence outbox_fencing_seq");

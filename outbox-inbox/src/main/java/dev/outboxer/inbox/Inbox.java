@@ -112,6 +112,16 @@ public interface Inbox {
   int purge(Instant processedBefore);
 
   /**
+   * {@link #purge(Instant)} in the transaction of {@code connection} (Java SE); commit it after.
+   *
+   * @param connection a connection in a transaction (auto-commit off); not closed
+   * @param processedBefore the cut-off, compared with the time of the last accept (UTC)
+   * @return how many rows were removed
+   * @throws InboxException if the connection is in auto-commit mode or the database failed
+   */
+  int purge(Connection connection, Instant processedBefore);
+
+  /**
    * Starts building an inbox on a data source. In Jakarta EE give it the JTA data source your
    * consumer's transaction uses (or inject the CDI bean instead); in Java SE any data source, and
    * call {@link #accept(Connection, InboxMessage)} with the connection of your transaction.

@@ -62,8 +62,17 @@ final class JdbcInbox implements Inbox {
 
   @Override
   public int purge(Instant processedBefore) {
-    LocalDateTime cutOff = LocalDateTime.ofInstant(processedBefore, ZoneOffset.UTC);
     try (Connection connection = dataSource.getConnection()) {
+      return purge(connection, processedBefore);
+    } catch (SQLException e) {
+      throw purgeFailure(processedBefore, e);
+    }
+  }
+
+  @Override
+  public int purge(Connection connection, Instant processedBefore) {
+    LocalDateTime cutOff = LocalDateTime.ofInstant(processedBefore, ZoneOffset.UTC);
+    try {
       requireTransaction(connection, "a purge");
       int removed = 0;
       for (String table : InboxSchema.TABLES.keySet()) {
@@ -75,9 +84,13 @@ final class JdbcInbox implements Inbox {
       }
       return removed;
     } catch (SQLException e) {
-      throw new InboxException("The inbox could not purge what it accepted before " + processedBefore + ": "
-          + e.getMessage(), e);
+      throw purgeFailure(processedBefore, e);
     }
+  }
+
+  private static InboxException purgeFailure(Instant processedBefore, SQLException e) {
+    return new InboxException("The inbox could not forget what it accepted before " + processedBefore + ": "
+        + e.getMessage(), e);
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.outboxer.inbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxer.Outbox;
@@ -147,6 +148,20 @@ class JmsInboxEndToEndTest {
         .isGreaterThan(second)
         .isNotEqualTo(first);
     assertThat(consumer.dropped()).isZero();
+  }
+
+  @Test
+  void aMessageNotSentByTheRelayIsRefusedNamingTheMissingProperty() throws Exception {
+    createQueue("foreign");
+    try (JMSContext context = consumerFactory.createContext(JMSContext.AUTO_ACKNOWLEDGE)) {
+      context.createProducer().setProperty(JmsInboxMessage.OUTBOX_NAME, "orders")
+          .send(context.createQueue("foreign"), "hello");
+      Message message = context.createConsumer(context.createQueue("foreign")).receive(WAIT.toMillis());
+
+      assertThatThrownBy(() -> JmsInboxMessage.from(message))
+          .isInstanceOf(InboxException.class)
+          .hasMessageContaining("has no outboxId property");
+    }
   }
 
   /** Receives and hands each message to the consumer until the condition holds (bounded). */

@@ -1,0 +1,193 @@
+package dev.outboxer.inbox;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.LocalDateTime;
+import java.util.Locale;
+
+/**
+ * The statements of each supported database. Every accept holds a lock on the group's row (or
+ * inserts the id's row) until the caller's transaction ends, so two consumers of one group
+ * serialise; none of them catches an error that would abort the caller's transaction.
+ */
+enum InboxDialect {
+
+  /**
+   * One upsert whose conditional update only applies to a greater id. On a conflict with a row that
+   * another transaction inserted or locked, PostgreSQL waits for it and then re-evaluates the
+   * condition against the committed row (READ COMMITTED), so the answer is the update count.
+   */
+  POSTGRESQL("postgresql") {
+    @Override
+    boolean acceptInGroup(Connection connection, InboxMessage message, LocalDateTime now) throws SQLException {
+      try (PreparedStatement upsert = connection.prepareStatement(
+          "INSERT INTO outbox_inbox (outbox, group_key, last_id, processed_at) VALUES (?, ?, ?, ?)"
+              + " ON CONFLICT (outbox, group_key) DO UPDATE SET last_id = EXCLUDED.last_id,"
+              + " processed_at = EXCLUDED.processed_at WHERE outbox_inbox.last_id < EXCLUDED.last_id")) {
+        upsert.setString(1, message.outbox());
+        upsert.setString(2, message.groupKey());
+        upsert.setLong(3, message.id());
+        upsert.setObject(4, now);
+        return upsert.executeUpdate() == 1;
+      }
+    }
+
+    @Override
+    boolean acceptOnce(Connection connection, InboxMessage message, LocalDateTime now) throws SQLException {
+      return insertOnce(connection, "INSERT INTO outbox_inbox_message (outbox, message_id, processed_at)"
+          + " VALUES (?, ?, ?) ON CONFLICT (outbox, message_id) DO NOTHING", message, now);
+    }
+  },
+
+  /**
+   * Makes sure the group's row exists, locks it, compares. The row is created with {@code ON
+   * DUPLICATE KEY UPDATE} (an exclusive lock on an existing row, a wait on one another transaction
+   * is inserting) rather than {@code INSERT IGNORE} (a shared lock: two consumers would both hold
+   * it and deadlock on the {@code FOR UPDATE}) or a {@code FOR UPDATE} on a missing row (a gap
+   * lock, same deadlock).
+   */
+  MARIADB("mariadb") {
+    @Override
+    boolean acceptInGroup(Connection connection, InboxMessage message, LocalDateTime now) throws SQLException {
+      try (PreparedStatement ensure = connection.prepareStatement(
+          "INSERT INTO outbox_inbox (outbox, group_key, last_id, processed_at) VALUES (?, ?, 0, ?)"
+              + " ON DUPLICATE KEY UPDATE last_id = last_id")) {
+        ensure.setString(1, message.outbox());
+        ensure.setString(2, message.groupKey());
+        ensure.setObject(3, now);
+        ensure.executeUpdate();
+      }
+      return compareAndSet(connection, message, now);
+    }
+
+    @Override
+    boolean acceptOnce(Connection connection, InboxMessage message, LocalDateTime now) throws SQLException {
+      // IGNORE only ever meets the duplicate key here: the values were checked by InboxMessage.
+      return insertOnce(connection, "INSERT IGNORE INTO outbox_inbox_message (outbox, message_id, processed_at)"
+          + " VALUES (?, ?, ?)", message, now);
+    }
+  },
+
+  /**
+   * As MariaDB, with a plain insert whose duplicate-key error is caught: H2 rolls back only the
+   * failed statement, and waits for a row another transaction is inserting before reporting it.
+   */
+  H2("h2") {
+    @Override
+    boolean acceptInGroup(Connection connection, InboxMessage message, LocalDateTime now) throws SQLException {
+      try (PreparedStatement ensure = connection.prepareStatement(
+          "INSERT INTO outbox_inbox (outbox, group_key, last_id, processed_at) VALUES (?, ?, 0, ?)")) {
+        ensure.setString(1, message.outbox());
+        ensure.setString(2, message.groupKey());
+        ensure.setObject(3, now);
+        ensure.executeUpdate();
+      } catch (SQLException e) {
+        if (!duplicateKey(e)) {
+          throw e;
+        }
+      }
+      return compareAndSet(connection, message, now);
+    }
+
+    @Override
+    boolean acceptOnce(Connection connection, InboxMessage message, LocalDateTime now) throws SQLException {
+      try {
+        return insertOnce(connection, "INSERT INTO outbox_inbox_message (outbox, message_id, processed_at)"
+            + " VALUES (?, ?, ?)", message, now);
+      } catch (SQLException e) {
+        if (duplicateKey(e)) {
+          return false;
+        }
+        throw e;
+      }
+    }
+  };
+
+  private final String configValue;
+
+  InboxDialect(String configValue) {
+    this.configValue = configValue;
+  }
+
+  /** Accepts a grouped message if its id is greater than the group's last one, and records it. */
+  abstract boolean acceptInGroup(Connection connection, InboxMessage message, LocalDateTime now)
+      throws SQLException;
+
+  /** Accepts a message whose id was not accepted before, and records it. */
+  abstract boolean acceptOnce(Connection connection, InboxMessage message, LocalDateTime now) throws SQLException;
+
+  /** The database's name in resource paths: {@code postgresql}, {@code mariadb}, {@code h2}. */
+  String configValue() {
+    return configValue;
+  }
+
+  /** The plain DDL script in the jar, also the Flyway migration. */
+  String ddlResource() {
+    return "db/migration/outboxer-inbox/" + configValue + "/V1__outboxer_inbox.sql";
+  }
+
+  /**
+   * @throws InboxException naming the product if it is none of the supported databases
+   */
+  static InboxDialect of(Connection connection) throws SQLException {
+    String product = connection.getMetaData().getDatabaseProductName();
+    String name = product.toLowerCase(Locale.ROOT);
+    if (name.contains("postgres")) {
+      return POSTGRESQL;
+    }
+    if (name.contains("mariadb") || name.contains("mysql")) {
+      return MARIADB;
+    }
+    if (name.contains("h2")) {
+      return H2;
+    }
+    throw new InboxException("The inbox does not support the database " + product
+        + "; it supports PostgreSQL, MariaDB and H2");
+  }
+
+  /** Locks the group's row (which exists), then moves its last id up if the message's is greater. */
+  private static boolean compareAndSet(Connection connection, InboxMessage message, LocalDateTime now)
+      throws SQLException {
+    long lastId;
+    try (PreparedStatement lock = connection.prepareStatement(
+        "SELECT last_id FROM outbox_inbox WHERE outbox = ? AND group_key = ? FOR UPDATE")) {
+      lock.setString(1, message.outbox());
+      lock.setString(2, message.groupKey());
+      try (ResultSet row = lock.executeQuery()) {
+        if (!row.next()) {
+          throw new IllegalStateException("The inbox row of group '" + message.groupKey() + "' of outbox '"
+              + message.outbox() + "' vanished after it was inserted in this transaction. Indicates a bug.");
+        }
+        lastId = row.getLong(1);
+      }
+    }
+    if (message.id() <= lastId) {
+      return false;
+    }
+    try (PreparedStatement update = connection.prepareStatement(
+        "UPDATE outbox_inbox SET last_id = ?, processed_at = ? WHERE outbox = ? AND group_key = ?")) {
+      update.setLong(1, message.id());
+      update.setObject(2, now);
+      update.setString(3, message.outbox());
+      update.setString(4, message.groupKey());
+      update.executeUpdate();
+    }
+    return true;
+  }
+
+  private static boolean insertOnce(Connection connection, String sql, InboxMessage message, LocalDateTime now)
+      throws SQLException {
+    try (PreparedStatement insert = connection.prepareStatement(sql)) {
+      insert.setString(1, message.outbox());
+      insert.setLong(2, message.id());
+      insert.setObject(3, now);
+      return insert.executeUpdate() == 1;
+    }
+  }
+
+  private static boolean duplicateKey(SQLException e) {
+    return "23505".equals(e.getSQLState());
+  }
+}

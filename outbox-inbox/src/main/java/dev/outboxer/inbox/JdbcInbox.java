@@ -1,0 +1,120 @@
+package dev.outboxer.inbox;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/** The inbox on JDBC: the dialect's statements in the caller's transaction. */
+final class JdbcInbox implements Inbox {
+
+  private final DataSource dataSource;
+  private final InboxDialect dialect;
+  private final Set<String> byId;
+  private final Clock clock;
+
+  private JdbcInbox(DataSource dataSource, InboxDialect dialect, Set<String> byId, Clock clock) {
+    this.dataSource = dataSource;
+    this.dialect = dialect;
+    this.byId = byId;
+    this.clock = clock;
+  }
+
+  static JdbcInbox create(DataSource dataSource, Set<String> byId, Clock clock, boolean checkSchema) {
+    try (Connection connection = dataSource.getConnection()) {
+      InboxDialect dialect = InboxDialect.of(connection);
+      if (checkSchema) {
+        InboxSchema.check(connection, dialect);
+      }
+      return new JdbcInbox(dataSource, dialect, byId, clock);
+    } catch (SQLException e) {
+      throw new InboxException("The inbox could not reach its database to check its tables: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public boolean accept(InboxMessage message) {
+    try (Connection connection = dataSource.getConnection()) {
+      return accept(connection, message);
+    } catch (SQLException e) {
+      throw failure(message, e);
+    }
+  }
+
+  @Override
+  public boolean accept(Connection connection, InboxMessage message) {
+    try {
+      requireTransaction(connection, "message " + message.id() + " of outbox '" + message.outbox() + "'");
+      LocalDateTime now = LocalDateTime.ofInstant(clock.instant(), ZoneOffset.UTC);
+      if (message.grouped() && !byId.contains(message.outbox())) {
+        return dialect.acceptInGroup(connection, message, now);
+      }
+      return dialect.acceptOnce(connection, message, now);
+    } catch (SQLException e) {
+      throw failure(message, e);
+    }
+  }
+
+  @Override
+  public int purge(Instant processedBefore) {
+    try (Connection connection = dataSource.getConnection()) {
+      return purge(connection, processedBefore);
+    } catch (SQLException e) {
+      throw purgeFailure(processedBefore, e);
+    }
+  }
+
+  @Override
+  public int purge(Connection connection, Instant processedBefore) {
+    LocalDateTime cutOff = LocalDateTime.ofInstant(processedBefore, ZoneOffset.UTC);
+    try {
+      requireTransaction(connection, "a purge");
+      int removed = 0;
+      for (String table : InboxSchema.TABLES.keySet()) {
+        try (PreparedStatement delete =
+            connection.prepareStatement("DELETE FROM " + table + " WHERE processed_at < ?")) {
+          delete.setObject(1, cutOff);
+          removed += delete.executeUpdate();
+        }
+      }
+      return removed;
+    } catch (SQLException e) {
+      throw purgeFailure(processedBefore, e);
+    }
+  }
+
+  private static InboxException purgeFailure(Instant processedBefore, SQLException e) {
+    return new InboxException("The inbox could not forget what it accepted before " + processedBefore + ": "
+        + e.getMessage(), e);
+  }
+
+  /**
+   * An accept in auto-commit mode would be committed at once, whatever becomes of the processing:
+   * a failure after it would lose the message. Refuse instead.
+   */
+  private static void requireTransaction(Connection connection, String what) throws SQLException {
+    if (connection.getAutoCommit()) {
+      throw new InboxException("The inbox needs a transaction for " + what + ", but its connection is in"
+          + " auto-commit mode: call it inside the consumer's transaction (a JTA transaction with a JTA data"
+          + " source, or a JDBC connection with setAutoCommit(false) passed to accept(Connection, InboxMessage)),"
+          + " so that the accept commits or rolls back with the processing");
+    }
+  }
+
+  private static InboxException failure(InboxMessage message, SQLException e) {
+    return new InboxException("The inbox could not decide on message " + message.id() + " of group '"
+        + message.groupKey() + "' of outbox '" + message.outbox() + "': " + e.getMessage()
+        + " (SQLState " + e.getSQLState() + "). Roll back the consumer's transaction; the message will be"
+        + " delivered again", e);
+  }
+
+  @Override
+  public String toString() {
+    return "Inbox[" + dialect.configValue() + (byId.isEmpty() ? "" : ", by id: " + byId) + "]";
+  }
+}

@@ -1,0 +1,123 @@
+package dev.outboxer.inbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outboxer.OutboxConfigurationException;
+import dev.outboxer.testing.OutboxTestContainer;
+import dev.outboxer.testing.TestDatabase;
+import java.util.Map;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The injected inbox, as an application on a server gets it: configured with {@code outbox.inbox.*}
+ * keys, its data source the application's JTA one, checked when the application starts. Runs in the
+ * Java SE container of real parts (Weld, Narayana, Agroal) on H2.
+ */
+class InboxProducerTest {
+
+  private static final TestDatabase DATABASE = TestDatabase.H2;
+
+  @BeforeEach
+  void createTables() {
+    InboxTestSchema.reset(DATABASE);
+  }
+
+  @Test
+  void theInjectedInboxJoinsTheCallersJtaTransaction() throws Exception {
+    try (OutboxTestContainer container = start(Map.of())) {
+      Inbox inbox = container.select(Inbox.class);
+      container.transactionManager().begin();
+      try {
+        assertThat(inbox.accept("orders", "order:1", 5)).isTrue();
+      } finally {
+        container.transactionManager().rollback();
+      }
+
+      assertThat(container.<Boolean>inTransaction(() -> inbox.accept("orders", "order:1", 5))).isTrue();
+      assertThat(container.<Boolean>inTransaction(() -> inbox.accept("orders", "order:1", 5))).isFalse();
+    }
+  }
+
+  @Test
+  void outsideATransactionTheInjectedInboxRefusesToDecide() throws Exception {
+    try (OutboxTestContainer container = start(Map.of())) {
+      Inbox inbox = container.select(Inbox.class);
+
+      assertThatThrownBy(() -> inbox.accept("orders", "order:1", 5))
+          .isInstanceOf(InboxException.class)
+          .hasMessageContaining("auto-commit");
+      assertThat(container.<Boolean>inTransaction(() -> inbox.accept("orders", "order:1", 5))).isTrue();
+    }
+  }
+
+  @Test
+  void anOutboxConfiguredByIdIsDeduplicatedPerId() throws Exception {
+    try (OutboxTestContainer container = start(Map.of("outbox.audit.inbox.deduplicate", "id"))) {
+      Inbox inbox = container.select(Inbox.class);
+      assertThat(container.<Boolean>inTransaction(() -> inbox.accept("audit", "user:1", 9))).isTrue();
+
+      assertThat(container.<Boolean>inTransaction(() -> inbox.accept("audit", "user:1", 5))).isTrue();
+      assertThat(container.<Boolean>inTransaction(() -> inbox.accept("orders", "user:1", 9))).isTrue();
+      assertThat(container.<Boolean>inTransaction(() -> inbox.accept("orders", "user:1", 5))).isFalse();
+    }
+  }
+
+  @Test
+  void anUnknownKeyFailsTheStartNamingIt() {
+    assertStartFails(() -> start(Map.of("outbox.inbox.datasorce", "jdbc/orders")), "outbox.inbox.datasorce",
+        "outbox.inbox.datasorce is not a key of the inbox; its keys are outbox.inbox.datasource");
+    assertStartFails(() -> start(Map.of("outbox.orders.inbox.dedupe", "id")), "outbox.orders.inbox.dedupe",
+        "did you mean outbox.orders.inbox.deduplicate?");
+  }
+
+  @Test
+  void aBadValueFailsTheStartNamingKeyAndValue() {
+    assertStartFails(() -> start(Map.of("outbox.orders.inbox.deduplicate", "sometimes")),
+        "outbox.orders.inbox.deduplicate", "outbox.orders.inbox.deduplicate=sometimes is not valid");
+    assertStartFails(() -> start(Map.of("outbox.inbox.schema", "create")), "outbox.inbox.schema",
+        "outbox.inbox.schema=create is not valid");
+  }
+
+  @Test
+  void aDataSourceNameThatCannotBeLookedUpFailsTheStart() {
+    assertStartFails(() -> start(Map.of("outbox.inbox.datasource", "jdbc/consumer")), "outbox.inbox.datasource",
+        "outbox.inbox.datasource=jdbc/consumer could not be looked up");
+  }
+
+  @Test
+  void missingTablesFailTheStartUnlessTheCheckIsOff() throws Exception {
+    InboxTestSchema.drop(DATABASE);
+
+    assertThatThrownBy(() -> start(Map.of()).close())
+        .satisfies(failure -> assertThat(cause(failure, InboxException.class))
+            .hasMessageContaining("missing table outbox_inbox, table outbox_inbox_message")
+            .hasMessageContaining("db/migration/outboxer-inbox/h2/V1__outboxer_inbox.sql"));
+    try (OutboxTestContainer container = start(Map.of("outbox.inbox.schema", "none"))) {
+      assertThat(container.select(Inbox.class)).isNotNull();
+    }
+  }
+
+  private static OutboxTestContainer start(Map<String, String> config) {
+    return OutboxTestContainer.builder(DATABASE).config(config).viaDataSource().start();
+  }
+
+  private static void assertStartFails(ThrowingCallable start, String key, String message) {
+    assertThatThrownBy(start).satisfies(failure -> {
+      OutboxConfigurationException problem = cause(failure, OutboxConfigurationException.class);
+      assertThat(problem.key()).isEqualTo(key);
+      assertThat(problem).hasMessageContaining(message);
+    });
+  }
+
+  private static <T extends Throwable> T cause(Throwable failure, Class<T> type) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (type.isInstance(cause)) {
+        return type.cast(cause);
+      }
+    }
+    throw new AssertionError("No " + type.getSimpleName() + " in the cause chain of " + failure, failure);
+  }
+}

@@ -1,0 +1,66 @@
+package dev.outboxer.inbox;
+
+import dev.outboxer.testing.TestDatabase;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+import org.h2.jdbcx.JdbcDataSource;
+import org.mariadb.jdbc.MariaDbDataSource;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/** The inbox tables on a test database, made from the script the jar ships; a plain data source on it. */
+final class InboxTestSchema {
+
+  private InboxTestSchema() {}
+
+  /** Drops the inbox tables (only those) and runs the shipped script. */
+  static void reset(TestDatabase database) {
+    drop(database);
+    database.execute(TestDatabase.statements(script(database)).toArray(String[]::new));
+  }
+
+  static void drop(TestDatabase database) {
+    database.execute("DROP TABLE IF EXISTS outbox_inbox", "DROP TABLE IF EXISTS outbox_inbox_message");
+  }
+
+  /** The shipped DDL script (also the Flyway migration) for the database. */
+  static String script(TestDatabase database) {
+    String resource = "db/migration/outboxer-inbox/" + database.configValue() + "/V1__outboxer_inbox.sql";
+    try (InputStream in = InboxTestSchema.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException(resource + " is not on the class path");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** A non-pooled, non-XA data source: each connection is the caller's own JDBC transaction. */
+  static DataSource dataSource(TestDatabase database) throws SQLException {
+    switch (database) {
+      case POSTGRESQL -> {
+        PGSimpleDataSource source = new PGSimpleDataSource();
+        source.setURL(database.url());
+        source.setUser(database.user());
+        source.setPassword(database.password());
+        return source;
+      }
+      case MARIADB -> {
+        MariaDbDataSource source = new MariaDbDataSource(database.url());
+        source.setUser(database.user());
+        source.setPassword(database.password());
+        return source;
+      }
+      default -> {
+        JdbcDataSource source = new JdbcDataSource();
+        source.setURL(database.url());
+        source.setUser(database.user());
+        source.setPassword(database.password());
+        return source;
+      }
+    }
+  }
+}

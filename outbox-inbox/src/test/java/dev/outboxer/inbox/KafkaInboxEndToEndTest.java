@@ -1,0 +1,120 @@
+package dev.outboxer.inbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxer.Outbox;
+import dev.outboxer.testing.OutboxTestContainer;
+import dev.outboxer.testing.TestDatabase;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The inbox behind a Kafka consumer, end to end: messages published through the real core on
+ * PostgreSQL, relayed by the real Kafka relay (transactional, the default) to an embedded KRaft
+ * broker, read with {@code read_committed} by one consumer that runs the CDI-injected inbox and its
+ * processing in one JTA transaction per record. Each rolled-back batch was committed in Kafka
+ * before the worker's transaction rolled back, so its records arrive twice.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class KafkaInboxEndToEndTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(90);
+  private static final String TOPIC = "outbox.orders";
+
+  private TestKafka kafka;
+  private OutboxTestContainer container;
+  private Outbox outbox;
+  private RedeliveringInterceptor redelivering;
+
+  @BeforeAll
+  void start() throws Exception {
+    TestDatabase.POSTGRESQL.assumeAvailable();
+    InboxTestSchema.reset(TestDatabase.POSTGRESQL);
+    kafka = TestKafka.start();
+    kafka.createTopic(TOPIC, 3);
+    Map<String, String> config = new LinkedHashMap<>();
+    config.put("outbox.orders.relay", "kafka");
+    config.put("outbox.orders.partitions", "2");
+    config.put("outbox.orders.batch-size", "10");
+    config.put("outbox.orders.poll-interval", "100ms");
+    config.put("outbox.orders.max-poll-interval", "300ms");
+    config.put("outbox.orders.kafka.topic", TOPIC);
+    config.put("outbox.orders.kafka.bootstrap.servers", kafka.bootstrapServers());
+    container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL)
+        .config(config)
+        .viaDataSource()
+        .beans(RedeliveringInterceptor.class)
+        .start();
+    outbox = container.select(Outbox.class);
+    redelivering = container.select(RedeliveringInterceptor.class);
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    if (container != null) {
+      container.close();
+    }
+    if (kafka != null) {
+      kafka.close();
+    }
+  }
+
+  @Test
+  void redeliveredBatchesReachTheConsumerAndTheInboxLetsEachRecordThroughOnceInGroupOrder() throws Exception {
+    redelivering.arm(3);
+    Map<String, List<Long>> publishedByGroup = new LinkedHashMap<>();
+    List<Long> published = new ArrayList<>();
+    for (int transaction = 0; transaction < 4; transaction++) {
+      int base = transaction * 10;
+      container.inTransaction(() -> {
+        for (int i = 0; i < 10; i++) {
+          String order = (base + i) % 8 == 7 ? null : "order-" + (base + i) % 5;
+          long id = outbox.publish(new OrderEvent(order, base + i));
+          published.add(id);
+          if (order != null) {
+            publishedByGroup.computeIfAbsent(order, key -> new ArrayList<>()).add(id);
+          }
+        }
+      });
+    }
+
+    ProcessingConsumer consumer = new ProcessingConsumer(container);
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    try (KafkaConsumer<String, String> receiver = new KafkaConsumer<>(Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+        ConsumerConfig.GROUP_ID_CONFIG, "inbox-test",
+        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
+        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName()))) {
+      receiver.subscribe(Set.of(TOPIC));
+      while (consumer.processed().size() < published.size()
+          || consumer.received() < published.size() + redelivering.recordsSentAgain()) {
+        assertThat(System.nanoTime()).as("all records consumed within " + WAIT).isLessThan(deadline);
+        for (ConsumerRecord<String, String> record : receiver.poll(Duration.ofMillis(200))) {
+          consumer.onMessage(KafkaInboxMessage.from(record));
+        }
+      }
+    }
+
+    assertThat(redelivering.rolledBack()).isEqualTo(3);
+    assertThat(redelivering.recordsSentAgain()).isPositive();
+    assertThat(consumer.received()).isEqualTo(published.size() + redelivering.recordsSentAgain());
+    assertThat(consumer.dropped()).isEqualTo(redelivering.recordsSentAgain());
+    assertThat(consumer.processedIds()).containsExactlyInAnyOrderElementsOf(published);
+    assertThat(consumer.processedByGroup()).isEqualTo(publishedByGroup);
+    assertThat(ProcessingConsumer.rowsWritten(container, published)).isEqualTo(published.size());
+  }
+}

@@ -2,8 +2,9 @@ package dev.outboxer.it;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +23,8 @@ import dev.outboxer.sample.ShippingPartner;
 /**
  * Builds the test deployments from the sample application the build just packaged
  * ({@code target/orders.war}: the sample's classes, its persistence.xml and configuration, and
- * outbox-api, outbox-cdi and outbox-jms-relay in {@code WEB-INF/lib}). Client side only.
+ * outbox-api, outbox-cdi and outbox-jms-relay in {@code WEB-INF/lib}), on any server: it-wildfly
+ * copies this module's WAR to its own target/orders.war. Client side only.
  */
 public final class OrdersArchives {
 
@@ -99,8 +101,23 @@ public final class OrdersArchives {
 
   /** The sample's persistence.xml as built. */
   public static String samplePersistenceXml() {
-    try {
-      return Files.readString(new File("target/classes/META-INF/persistence.xml").toPath());
+    return sampleResource("META-INF/persistence.xml");
+  }
+
+  /**
+   * A resource of the sample's {@code WEB-INF/classes}, read from the WAR (in it-wildfly the sample
+   * is it-liberty's WAR, copied to target/orders.war: there is no target/classes of the sample).
+   */
+  public static String sampleResource(String path) {
+    if (!SAMPLE_WAR.isFile()) {
+      throw new IllegalStateException(SAMPLE_WAR.getAbsolutePath() + " is missing: run the package phase first");
+    }
+    Node node = ShrinkWrap.createFromZipFile(WebArchive.class, SAMPLE_WAR).get("/WEB-INF/classes/" + path);
+    if (node == null) {
+      throw new IllegalStateException(path + " is not in " + SAMPLE_WAR);
+    }
+    try (InputStream in = node.getAsset().openStream()) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -5,22 +5,17 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
-import java.util.logging.Level;
 import java.util.logging.Logger;
-import org.eclipse.microprofile.metrics.Counter;
-import org.eclipse.microprofile.metrics.Metadata;
-import org.eclipse.microprofile.metrics.MetricID;
-import org.eclipse.microprofile.metrics.MetricRegistry;
-import org.eclipse.microprofile.metrics.MetricUnits;
-import org.eclipse.microprofile.metrics.Tag;
-import org.eclipse.microprofile.metrics.Timer;
 
 /**
- * MicroProfile Metrics of every outbox, tagged {@code outbox=<name>}, in the application registry.
- * Without a MetricRegistry bean (no MicroProfile Metrics in the runtime) every call does nothing.
+ * Outboxer's metrics of every outbox (names below, tagged {@code outbox=<name>}): in MicroProfile
+ * Metrics' application registry where the runtime has MicroProfile Metrics (Open Liberty's
+ * {@code mpMetrics}, SmallRye Metrics in Java SE). Without it every call does nothing, and Outboxer
+ * still deploys: neither this bean's fields nor its signatures name a MicroProfile Metrics type
+ * (WildFly 29 and later ship none, and Weld drops a bean whose class refers to a missing type, so
+ * every bean that injects it would fail the deployment). The MicroProfile side is
+ * {@link MicroProfileMetrics}, loaded only when the API is visible to this class.
  */
 @ApplicationScoped
 public class OutboxMetrics {
@@ -39,128 +34,85 @@ public class OutboxMetrics {
   public static final String COMMIT_UNKNOWN = "outbox.commit.unknown";
   public static final String DEADLOCKS = "outbox.deadlocks";
 
-  private static final Metadata PUBLISHED_METADATA = metadata(PUBLISHED, "Messages published (counted when their transaction commits)", MetricUnits.NONE);
-  private static final Metadata RELAYED_METADATA = metadata(RELAYED, "Messages relayed: rows the relay confirmed and a committed batch deleted", MetricUnits.NONE);
-  private static final Metadata FAILED_METADATA = metadata(FAILED_ATTEMPTS, "Failed delivery attempts", MetricUnits.NONE);
-  private static final Metadata DEAD_LETTERED_METADATA = metadata(DEAD_LETTERED, "Messages that used up max-attempts and became dead", MetricUnits.NONE);
-  private static final Metadata BATCH_FAILURES_METADATA = metadata(BATCH_FAILURES, "Batches that failed as a whole (database unreachable, commit failed) and were rolled back", MetricUnits.NONE);
-  private static final Metadata COMMIT_UNKNOWN_METADATA = metadata(COMMIT_UNKNOWN, "Batch commits whose outcome is unknown (connection lost during the commit, heuristic outcome): their messages may be delivered again", MetricUnits.NONE);
-  private static final Metadata DEADLOCKS_METADATA = metadata(DEADLOCKS, "Batches the database rolled back to break a deadlock (retried at once)", MetricUnits.NONE);
-  private static final Metadata BATCH_METADATA = metadata(RELAY_BATCH, "Time the relay took per batch", MetricUnits.NANOSECONDS);
+  /** Where the numbers go. */
+  interface Backend {
+    void published(String outbox, int count);
 
-  @Inject Instance<MetricRegistry> registries;
+    void batchFailed(String outbox);
 
-  private volatile MetricRegistry registry;
-  private volatile boolean resolved;
-  private volatile boolean metricsBroken;
-  private final Map<String, Counter> counters = new ConcurrentHashMap<>();
-  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
-  private final java.util.Set<MetricID> registered = ConcurrentHashMap.newKeySet();
+    void commitUnknown(String outbox);
+
+    void deadlock(String outbox);
+
+    void batch(String outbox, int relayedRows, int failed, int died, Duration relayTime, boolean relayed);
+
+    void registerGauges(String outbox, Supplier<OutboxCounts> counts);
+
+    void unregister();
+  }
+
+  /** No metrics runtime: nothing is recorded. */
+  private static final Backend NONE = new Backend() {
+    @Override public void published(String outbox, int count) {}
+    @Override public void batchFailed(String outbox) {}
+    @Override public void commitUnknown(String outbox) {}
+    @Override public void deadlock(String outbox) {}
+    @Override public void batch(String outbox, int relayedRows, int failed, int died, Duration relayTime, boolean relayed) {}
+    @Override public void registerGauges(String outbox, Supplier<OutboxCounts> counts) {}
+    @Override public void unregister() {}
+  };
+
+  @Inject Instance<Object> beans;
+
+  private volatile Backend backend;
 
   public void published(String outbox, int count) {
-    safely(() -> counter(PUBLISHED_METADATA, outbox, count));
+    backend().published(outbox, count);
   }
 
   public void batchFailed(String outbox) {
-    safely(() -> counter(BATCH_FAILURES_METADATA, outbox, 1));
+    backend().batchFailed(outbox);
   }
 
   public void commitUnknown(String outbox) {
-    safely(() -> counter(COMMIT_UNKNOWN_METADATA, outbox, 1));
+    backend().commitUnknown(outbox);
   }
 
   public void deadlock(String outbox) {
-    safely(() -> counter(DEADLOCKS_METADATA, outbox, 1));
+    backend().deadlock(outbox);
   }
 
   /** Counts what a committed batch did: {@code relayed} is the number of rows its commit deleted. */
   public void batch(String outbox, int relayedRows, int failed, int died, Duration relayTime, boolean relayed) {
-    safely(() -> {
-      counter(RELAYED_METADATA, outbox, relayedRows);
-      counter(FAILED_METADATA, outbox, failed);
-      counter(DEAD_LETTERED_METADATA, outbox, died);
-      MetricRegistry metrics = registry();
-      if (relayed && metrics != null) {
-        timers.computeIfAbsent(outbox, name -> {
-          registered.add(new MetricID(RELAY_BATCH, tag(name)));
-          return metrics.timer(BATCH_METADATA, tag(name));
-        }).update(relayTime);
-      }
-    });
-  }
-
-  /**
-   * Metrics must never stop the outbox: a broken metrics runtime (seen: Micrometer without its
-   * HdrHistogram dependency) is reported once and then ignored.
-   */
-  private void safely(Runnable update) {
-    try {
-      update.run();
-    } catch (RuntimeException | LinkageError broken) {
-      if (!metricsBroken) {
-        metricsBroken = true;
-        LOG.log(Level.WARNING, "Outboxer could not update its metrics; it goes on without them", broken);
-      }
-    }
+    backend().batch(outbox, relayedRows, failed, died, relayTime, relayed);
   }
 
   /** The gauges read the given supplier, which must be cheap: it should return cached counts. */
   public void registerGauges(String outbox, Supplier<OutboxCounts> counts) {
-    MetricRegistry metrics = registry();
-    if (metrics == null) {
-      return;
-    }
-    Tag tag = tag(outbox);
-    metrics.gauge(metadata(PENDING, "Messages waiting to be relayed, retries included", MetricUnits.NONE), counts,
-        latest -> latest.get().pending(), tag);
-    metrics.gauge(metadata(DEAD, "Dead messages waiting for retryDead or discard", MetricUnits.NONE), counts,
-        latest -> latest.get().dead(), tag);
-    metrics.gauge(metadata(OLDEST_PENDING_AGE, "Age of the oldest pending message: the outbox's lag", MetricUnits.SECONDS),
-        counts, latest -> latest.get().oldestPendingAge().toMillis() / 1000.0, tag);
-    for (String name : new String[] {PENDING, DEAD, OLDEST_PENDING_AGE}) {
-      registered.add(new MetricID(name, tag));
-    }
+    backend().registerGauges(outbox, counts);
   }
 
-  /**
-   * Removes this application's metrics when it stops: the gauges read beans that are going away,
-   * and a registry that outlives the application (one per JVM in Java SE) would otherwise keep
-   * them, and refuse the next start's gauges of the same name.
-   */
+  /** Removes this application's metrics when it stops (see {@link MicroProfileMetrics#unregister()}). */
   public void unregister() {
-    MetricRegistry metrics = registry();
-    if (metrics != null) {
-      registered.forEach(metrics::remove);
+    backend().unregister();
+  }
+
+  private Backend backend() {
+    Backend current = backend;
+    if (current == null) {
+      current = microProfileMetricsPresent() ? new MicroProfileMetrics(beans) : NONE;
+      backend = current;
     }
-    registered.clear();
-    counters.clear();
-    timers.clear();
+    return current;
   }
 
-  private void counter(Metadata metadata, String outbox, int increment) {
-    MetricRegistry metrics = registry();
-    if (metrics == null || increment == 0) {
-      return;
+  private static boolean microProfileMetricsPresent() {
+    try {
+      Class.forName("org.eclipse.microprofile.metrics.MetricRegistry", false, OutboxMetrics.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError absent) {
+      LOG.fine("No MicroProfile Metrics API visible to Outboxer: it records no metrics");
+      return false;
     }
-    counters.computeIfAbsent(metadata.getName() + '\u0000' + outbox, key -> {
-      registered.add(new MetricID(metadata.getName(), tag(outbox)));
-      return metrics.counter(metadata, tag(outbox));
-    }).inc(increment);
-  }
-
-  private MetricRegistry registry() {
-    if (!resolved) {
-      registry = registries.isResolvable() ? registries.get() : null;
-      resolved = true;
-    }
-    return registry;
-  }
-
-  private static Tag tag(String outbox) {
-    return new Tag("outbox", outbox);
-  }
-
-  private static Metadata metadata(String name, String description, String unit) {
-    return Metadata.builder().withName(name).withDescription(description).withUnit(unit).build();
   }
 }

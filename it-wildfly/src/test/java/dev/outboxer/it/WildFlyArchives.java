@@ -1,0 +1,34 @@
+package dev.outboxer.it;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+
+/**
+ * What a deployment of the sample needs on WildFly besides what {@link OrdersArchives} builds for
+ * any server: the resource references of {@code wildfly/web.xml} (the sample's relative JNDI names
+ * mapped to WildFly's {@code java:/} bindings) and the JMS relay's resources by their WildFly names,
+ * set the way an operator would (a configuration override). Client side only.
+ */
+final class WildFlyArchives {
+
+  /** The relay's connection factory and queues, as configure-server.cli binds them. */
+  static final Map<String, String> JMS_NAMES = Map.of(
+      "outbox.orders.jms.connection-factory", "java:/jms/outboxCF",
+      "outbox.orders.jms.destination", "java:/jms/orderEvents",
+      "outbox.audit.jms.connection-factory", "java:/jms/outboxCF",
+      "outbox.audit.jms.destination", "java:/jms/auditEvents");
+
+  private WildFlyArchives() {}
+
+  /** The web archive prepared for WildFly, with further configuration keys of the test. */
+  static WebArchive forWildFly(WebArchive war, Map<String, String> config) {
+    Map<String, String> all = new LinkedHashMap<>(JMS_NAMES);
+    all.putAll(config);
+    return OrdersArchives.withConfig(war, all).addAsWebInfResource("wildfly/web.xml", "web.xml");
+  }
+
+  static WebArchive forWildFly(WebArchive war) {
+    return forWildFly(war, Map.of());
+  }
+}

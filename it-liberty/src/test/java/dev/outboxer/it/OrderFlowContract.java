@@ -281,9 +281,16 @@ abstract class OrderFlowContract {
       shipping.setAvailable(true);
     }
     long id = placed.shipmentMessageId();
+    String group = "order:" + placed.orderId();
     assertThat(admin.retryDead("shipping", id)).isEqualTo(1);
-    eventually(DELIVERY).until(() -> shipping.accepted(id));
+    // A revived message goes out as a new message: same group and payload, a new (higher) id.
+    eventually(DELIVERY).until(() -> shipping.accepted().stream().anyMatch(s -> group.equals(s.groupKey())));
+    ShippingPartner.Shipment revived = shipping.accepted().stream().filter(s -> group.equals(s.groupKey()))
+        .findFirst().orElseThrow();
+    assertThat(revived.messageId()).as("the revived message's new id").isGreaterThan(id);
+    assertThat(revived.request()).contains("\"orderId\":" + placed.orderId());
+    assertThat(shipping.accepted(id)).as("the old id is gone").isFalse();
     assertThat(admin.counts("shipping").dead()).isEqualTo(deadBefore);
-    eventually(Duration.ofSeconds(10)).until(() -> tables.countMessages(id) == 0);
+    eventually(Duration.ofSeconds(10)).until(() -> tables.countMessages(id, revived.messageId()) == 0);
   }
 }

@@ -30,6 +30,8 @@ public final class OrdersArchives {
 
   static final File SAMPLE_WAR = new File("target/orders.war");
   static final String PERSISTENCE_XML = "/WEB-INF/classes/META-INF/persistence.xml";
+  /** The WEB-INF/lib jar that {@link #withConfig} adds. */
+  static final String CONFIG_OVERRIDE_JAR = "it-config-override.jar";
 
   private OrdersArchives() {}
 
@@ -58,7 +60,7 @@ public final class OrdersArchives {
   public static WebArchive withConfig(WebArchive war, Map<String, String> overrides) {
     StringBuilder properties = new StringBuilder("config_ordinal=200\n");
     overrides.forEach((key, value) -> properties.append(key).append('=').append(value).append('\n'));
-    return war.addAsLibrary(ShrinkWrap.create(JavaArchive.class, "it-config-override.jar")
+    return war.addAsLibrary(ShrinkWrap.create(JavaArchive.class, CONFIG_OVERRIDE_JAR)
         .addAsManifestResource(new StringAsset(properties.toString()), "microprofile-config.properties"));
   }
 

@@ -1,6 +1,7 @@
 package dev.outboxer.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxer.it.support.OutboxTables;
 import dev.outboxer.it.support.TimerInventory;
@@ -43,6 +44,17 @@ class OrdersOnWildFlyIT extends OrderFlowContract {
   @Test
   void the_persistence_unit_runs_on_hibernate_the_servers_default_provider() {
     assertThat(tables.providerEntityManagerClass()).startsWith("org.hibernate.");
+  }
+
+  /**
+   * Why {@link #outboxCounter} is empty here: WildFly gives applications no MicroProfile Metrics API
+   * (its metrics are Micrometer's), so this whole class proves that Outboxer deploys and relays
+   * without one.
+   */
+  @Test
+  void the_application_sees_no_microprofile_metrics_api() {
+    assertThatThrownBy(() -> Class.forName("org.eclipse.microprofile.metrics.MetricRegistry", false,
+        OrdersOnWildFlyIT.class.getClassLoader())).isInstanceOf(ClassNotFoundException.class);
   }
 
   @Test

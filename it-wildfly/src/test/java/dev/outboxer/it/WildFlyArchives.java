@@ -2,6 +2,8 @@ package dev.outboxer.it;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
+import org.jboss.shrinkwrap.api.spec.JavaArchive;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 
 /**
@@ -30,5 +32,18 @@ final class WildFlyArchives {
 
   static WebArchive forWildFly(WebArchive war) {
     return forWildFly(war, Map.of());
+  }
+
+  /**
+   * The sample as an EAR ({@link OrdersArchives#ear}) prepared for WildFly: the configuration
+   * override goes to the EAR's lib/ beside Outboxer, the resource references stay in the web module
+   * (whose beans look the resources up).
+   */
+  static EnterpriseArchive ear(String name, WebArchive web) {
+    forWildFly(web);
+    String overridePath = "/WEB-INF/lib/" + OrdersArchives.CONFIG_OVERRIDE_JAR;
+    JavaArchive override = web.getAsType(JavaArchive.class, overridePath);
+    web.delete(overridePath);
+    return OrdersArchives.ear(name, web, "jdbc/orders").addAsLibrary(override);
   }
 }

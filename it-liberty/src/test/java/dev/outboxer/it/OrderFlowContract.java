@@ -59,11 +59,15 @@ abstract class OrderFlowContract {
    */
   protected abstract OptionalLong outboxCounter(String name, String outbox);
 
-  /** Asserts that the counter moved by exactly {@code delta} since {@code before} (when the server has one). */
+  /**
+   * Asserts that the counter moved by exactly {@code delta} since {@code before} (when the server has
+   * one). Waits a little for it: a batch's counters are updated after its transaction committed, so
+   * they may trail the rows the test has just seen.
+   */
   void assertCounter(String name, String outbox, OptionalLong before, long delta) {
     if (before.isPresent()) {
-      assertThat(outboxCounter(name, outbox).orElseThrow()).as("%s{outbox=%s}", name, outbox)
-          .isEqualTo(before.getAsLong() + delta);
+      eventually(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(outboxCounter(name, outbox).orElseThrow())
+          .as("%s{outbox=%s}", name, outbox).isEqualTo(before.getAsLong() + delta));
     }
   }
 

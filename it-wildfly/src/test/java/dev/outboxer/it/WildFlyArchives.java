@@ -2,6 +2,7 @@ package dev.outboxer.it;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
 import org.jboss.shrinkwrap.api.spec.JavaArchive;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -35,15 +36,20 @@ final class WildFlyArchives {
   }
 
   /**
-   * The sample as an EAR ({@link OrdersArchives#ear}) prepared for WildFly: the configuration
-   * override goes to the EAR's lib/ beside Outboxer, the resource references stay in the web module
-   * (whose beans look the resources up).
+   * The sample as an EAR ({@link OrdersArchives#ear}) prepared for WildFly. WildFly gives Outboxer in
+   * the EAR's lib/ the MicroProfile Config that lib/ sees, not the web module's: the sample's
+   * {@code microprofile-config.properties} and the configuration override go to lib/ jars beside
+   * Outboxer. The resource references stay in the web module, whose beans look the resources up.
    */
   static EnterpriseArchive ear(String name, WebArchive web) {
     forWildFly(web);
     String overridePath = "/WEB-INF/lib/" + OrdersArchives.CONFIG_OVERRIDE_JAR;
     JavaArchive override = web.getAsType(JavaArchive.class, overridePath);
     web.delete(overridePath);
-    return OrdersArchives.ear(name, web, "jdbc/orders").addAsLibrary(override);
+    String configPath = "/WEB-INF/classes/META-INF/microprofile-config.properties";
+    JavaArchive config = ShrinkWrap.create(JavaArchive.class, "orders-config.jar")
+        .addAsManifestResource(web.get(configPath).getAsset(), "microprofile-config.properties");
+    web.delete(configPath);
+    return OrdersArchives.ear(name, web, "jdbc/orders").addAsLibraries(override, config);
   }
 }

@@ -2,8 +2,9 @@ package dev.outboxer.it;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,12 +23,15 @@ import dev.outboxer.sample.ShippingPartner;
 /**
  * Builds the test deployments from the sample application the build just packaged
  * ({@code target/orders.war}: the sample's classes, its persistence.xml and configuration, and
- * outbox-api, outbox-cdi and outbox-jms-relay in {@code WEB-INF/lib}). Client side only.
+ * outbox-api, outbox-cdi and outbox-jms-relay in {@code WEB-INF/lib}), on any server: it-wildfly
+ * copies this module's WAR to its own target/orders.war. Client side only.
  */
 public final class OrdersArchives {
 
   static final File SAMPLE_WAR = new File("target/orders.war");
   static final String PERSISTENCE_XML = "/WEB-INF/classes/META-INF/persistence.xml";
+  /** The WEB-INF/lib jar that {@link #withConfig} adds. */
+  static final String CONFIG_OVERRIDE_JAR = "it-config-override.jar";
 
   private OrdersArchives() {}
 
@@ -56,7 +60,7 @@ public final class OrdersArchives {
   public static WebArchive withConfig(WebArchive war, Map<String, String> overrides) {
     StringBuilder properties = new StringBuilder("config_ordinal=200\n");
     overrides.forEach((key, value) -> properties.append(key).append('=').append(value).append('\n'));
-    return war.addAsLibrary(ShrinkWrap.create(JavaArchive.class, "it-config-override.jar")
+    return war.addAsLibrary(ShrinkWrap.create(JavaArchive.class, CONFIG_OVERRIDE_JAR)
         .addAsManifestResource(new StringAsset(properties.toString()), "microprofile-config.properties"));
   }
 
@@ -99,8 +103,23 @@ public final class OrdersArchives {
 
   /** The sample's persistence.xml as built. */
   public static String samplePersistenceXml() {
-    try {
-      return Files.readString(new File("target/classes/META-INF/persistence.xml").toPath());
+    return sampleResource("META-INF/persistence.xml");
+  }
+
+  /**
+   * A resource of the sample's {@code WEB-INF/classes}, read from the WAR (in it-wildfly the sample
+   * is it-liberty's WAR, copied to target/orders.war: there is no target/classes of the sample).
+   */
+  public static String sampleResource(String path) {
+    if (!SAMPLE_WAR.isFile()) {
+      throw new IllegalStateException(SAMPLE_WAR.getAbsolutePath() + " is missing: run the package phase first");
+    }
+    Node node = ShrinkWrap.createFromZipFile(WebArchive.class, SAMPLE_WAR).get("/WEB-INF/classes/" + path);
+    if (node == null) {
+      throw new IllegalStateException(path + " is not in " + SAMPLE_WAR);
+    }
+    try (InputStream in = node.getAsset().openStream()) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

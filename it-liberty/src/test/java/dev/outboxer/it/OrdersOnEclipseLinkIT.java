@@ -8,6 +8,7 @@ import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.URL;
 import java.time.Duration;
+import java.util.OptionalLong;
 import java.util.UUID;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
@@ -33,6 +34,7 @@ class OrdersOnEclipseLinkIT extends OrderFlowContract {
     return OrdersArchives.sample("orders-eclipselink.war", OrdersOnEclipseLinkIT.class, OrderFlowContract.class,
             RequiresPostgres.class, RequiresPostgres.Condition.class, FreshPostgresSchema.class, Http.class,
             Http.Response.class)
+        .addClass(AppMetrics.class)
         .addPackage(OutboxTables.class.getPackage());
   }
 
@@ -130,5 +132,13 @@ class OrdersOnEclipseLinkIT extends OrderFlowContract {
       assertThat(Http.hasSample(after, "outbox_oldest_pending_age_seconds", outbox)).isTrue();
       assertThat(Http.hasSample(after, "outbox_relay_batch_seconds_count", outbox)).as("batch timer of %s", outbox).isTrue();
     }
+  }
+
+  @Inject
+  AppMetrics metrics;
+
+  @Override
+  protected OptionalLong outboxCounter(String name, String outbox) {
+    return OptionalLong.of(metrics.count(name, outbox));
   }
 }

@@ -3,6 +3,8 @@ package dev.outboxer.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxer.it.support.OutboxTables;
+import jakarta.inject.Inject;
+import java.util.OptionalLong;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -23,6 +25,7 @@ class OrdersOnHibernateIT extends OrderFlowContract {
   static WebArchive deployment() {
     WebArchive war = OrdersArchives.sample("orders-hibernate.war", OrdersOnHibernateIT.class, OrderFlowContract.class,
             RequiresPostgres.class, RequiresPostgres.Condition.class, FreshPostgresSchema.class)
+        .addClass(AppMetrics.class)
         .addPackage(OutboxTables.class.getPackage());
     return OrdersArchives.withPersistenceXml(war, "it/persistence-hibernate.xml");
   }
@@ -30,5 +33,13 @@ class OrdersOnHibernateIT extends OrderFlowContract {
   @Test
   void the_persistence_unit_runs_on_hibernate() {
     assertThat(tables.providerEntityManagerClass()).startsWith("org.hibernate.");
+  }
+
+  @Inject
+  AppMetrics metrics;
+
+  @Override
+  protected OptionalLong outboxCounter(String name, String outbox) {
+    return OptionalLong.of(metrics.count(name, outbox));
   }
 }

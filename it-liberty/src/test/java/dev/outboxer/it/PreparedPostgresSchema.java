@@ -5,8 +5,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.SQLException;
 import java.sql.Statement;
 
@@ -41,10 +39,6 @@ public class PreparedPostgresSchema extends FreshPostgresSchema {
   }
 
   private static String sampleScript() {
-    try {
-      return Files.readString(Path.of("target/classes/META-INF/sql/orders.sql"));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return OrdersArchives.sampleResource("META-INF/sql/orders.sql");
   }
 }

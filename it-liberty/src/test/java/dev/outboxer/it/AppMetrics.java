@@ -1,4 +1,4 @@
-package dev.outboxer.it.support;
+package dev.outboxer.it;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -7,7 +7,10 @@ import org.eclipse.microprofile.metrics.MetricID;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.Tag;
 
-/** Reads Outboxer's counters from the application registry Liberty exports. */
+/**
+ * Reads Outboxer's counters from the MicroProfile Metrics application registry (Open Liberty
+ * only: WildFly has no MicroProfile Metrics, so this bean is never part of a WildFly deployment).
+ */
 @ApplicationScoped
 public class AppMetrics {
 

@@ -1,0 +1,22 @@
+package dev.outboxer.it;
+
+import dev.outboxer.it.support.OutboxTables;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** {@link EjbTimerWorkersContract} on WildFly: the sample with {@code outbox.worker=ejb-timer}. */
+@RequiresPostgres
+@ExtendWith(FreshPostgresSchema.class)
+@ExtendWith(ArquillianExtension.class)
+class EjbTimerWorkersOnWildFlyIT extends EjbTimerWorkersContract {
+
+  @Deployment
+  static WebArchive deployment() {
+    return WildFlyArchives.forWildFly(OrdersArchives.sample("orders-ejb-timer.war", EjbTimerWorkersOnWildFlyIT.class,
+            EjbTimerWorkersContract.class, OrderFlowContract.class, RequiresPostgres.class, RequiresPostgres.Condition.class,
+            FreshPostgresSchema.class)
+        .addPackage(OutboxTables.class.getPackage()), CONFIG);
+  }
+}

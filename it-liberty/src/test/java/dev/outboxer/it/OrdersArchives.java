@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.jboss.shrinkwrap.api.ArchivePath;
 import org.jboss.shrinkwrap.api.Node;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
@@ -32,18 +33,25 @@ public final class OrdersArchives {
   static final String PERSISTENCE_XML = "/WEB-INF/classes/META-INF/persistence.xml";
   /** The WEB-INF/lib jar that {@link #withConfig} adds. */
   static final String CONFIG_OVERRIDE_JAR = "it-config-override.jar";
+  /** The library jars an EAR shares in {@code lib/}; outbox-admin and outbox-health stay with the web module. */
+  static final Pattern LIBRARY_JARS = Pattern.compile("/WEB-INF/lib/outbox-(api|cdi|jms-relay)-[^/]*\\.jar");
 
   private OrdersArchives() {}
 
   /** The sample WAR under another name, with the given test classes and the test libraries. */
   public static WebArchive sample(String name, Class<?>... testClasses) {
+    return sampleAsBuilt(name)
+        .addClasses(testClasses)
+        .addAsLibraries(testLibraries());
+  }
+
+  /** The sample WAR under another name, nothing added: for tests that call it from outside only. */
+  public static WebArchive sampleAsBuilt(String name) {
     if (!SAMPLE_WAR.isFile()) {
       throw new IllegalStateException(SAMPLE_WAR.getAbsolutePath() + " is missing: run the package phase first");
     }
     return ShrinkWrap.create(WebArchive.class, name)
-        .merge(ShrinkWrap.createFromZipFile(WebArchive.class, SAMPLE_WAR))
-        .addClasses(testClasses)
-        .addAsLibraries(testLibraries());
+        .merge(ShrinkWrap.createFromZipFile(WebArchive.class, SAMPLE_WAR));
   }
 
   /** Replaces the sample's persistence.xml with a test resource. */
@@ -65,18 +73,20 @@ public final class OrdersArchives {
   }
 
   /**
-   * The same application as an EAR. The library jars go to the EAR's {@code lib/} folder, and with
+   * The same application as an EAR. The library jars (outbox-api, outbox-cdi, outbox-jms-relay) go
+   * to the EAR's {@code lib/} folder, and with
    * them what the library must see: CDI beans in {@code lib/} cannot see the web module's beans, so
    * the {@code @OutboxPersistence} producer and the application relay ({@code @Named("shipping")})
    * move to {@code lib/orders-core.jar}, together with the persistence unit (pointed at the given
-   * data source) and its entity. The rest stays in the web module.
+   * data source) and its entity. The rest stays in the web module, outbox-admin and outbox-health
+   * included: a REST application and health checks belong to a web module.
    */
   public static EnterpriseArchive ear(String name, WebArchive web, String dataSource) {
     EnterpriseArchive ear = ShrinkWrap.create(EnterpriseArchive.class, name);
     List<ArchivePath> moved = new ArrayList<>();
     for (Map.Entry<ArchivePath, Node> entry : web.getContent().entrySet()) {
       String path = entry.getKey().get();
-      if (path.startsWith("/WEB-INF/lib/outbox-") && path.endsWith(".jar")) {
+      if (LIBRARY_JARS.matcher(path).matches()) {
         ear.addAsLibrary(entry.getValue().getAsset(), path.substring("/WEB-INF/lib/".length()));
         moved.add(entry.getKey());
       }

@@ -9,7 +9,7 @@ import java.security.Principal;
 
 /**
  * The checks every API call passes before it touches an outbox: an authenticated caller (else
- * 401 with a Basic challenge), in the configured role (else 403), and for a changing call the
+ * 401 with a Basic challenge, or for the console's script one that browsers leave to the script), in the configured role (else 403), and for a changing call the
  * header {@code X-Outbox-Admin: 1} (else 403). A browser sends a custom header only from a script
  * of the same origin (or after a CORS preflight this application never approves), so a cross-site
  * form, link or image cannot make a change with the operator's credentials.
@@ -23,7 +23,7 @@ final class AdminGuard {
     Principal caller = security.getUserPrincipal();
     if (caller == null) {
       throw new WebApplicationException(Response.status(Response.Status.UNAUTHORIZED)
-          .header(HttpHeaders.WWW_AUTHENTICATE, "Basic realm=\"" + AdminKeys.REALM + "\"")
+          .header(HttpHeaders.WWW_AUTHENTICATE, challenge(headers))
           .type(MediaType.APPLICATION_JSON_TYPE)
           .entity(new Problem(401, "The outbox admin API needs an authenticated caller in the role '" + role + "'"))
           .build());
@@ -36,6 +36,18 @@ final class AdminGuard {
           + AdminKeys.CSRF_VALUE + " (it keeps other sites from making changes with your credentials)");
     }
     return caller.getName();
+  }
+
+  /**
+   * Basic, except for the console's own script (it says so with {@code X-Requested-With:
+   * XMLHttpRequest}): a browser answers a Basic challenge, even one to a script's request, with its
+   * own sign-in dialog, which hides the console's sign-in form, and in a headless browser leaves the
+   * request hanging. The console gets the same 401 under a scheme no browser handles, and shows its
+   * form; it then sends Basic credentials itself.
+   */
+  private static String challenge(HttpHeaders headers) {
+    boolean script = AdminKeys.SCRIPT_VALUE.equals(headers.getHeaderString(AdminKeys.SCRIPT_HEADER));
+    return (script ? AdminKeys.SCRIPT_SCHEME : "Basic") + " realm=\"" + AdminKeys.REALM + "\"";
   }
 
   private static WebApplicationException refused(String why) {

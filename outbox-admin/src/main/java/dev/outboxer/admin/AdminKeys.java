@@ -13,6 +13,11 @@ final class AdminKeys {
   /** The header every changing call must carry, with the value {@value #CSRF_VALUE}. */
   static final String CSRF_HEADER = "X-Outbox-Admin";
   static final String CSRF_VALUE = "1";
+  /** The header and value by which the console's script asks for a 401 the browser does not act on. */
+  static final String SCRIPT_HEADER = "X-Requested-With";
+  static final String SCRIPT_VALUE = "XMLHttpRequest";
+  /** The challenge scheme of that 401: not Basic, so no browser puts up its own sign-in dialog. */
+  static final String SCRIPT_SCHEME = "OutboxConsole";
 
   /** The realm named in the 401 answer's Basic challenge. */
   static final String REALM = "outbox-admin";

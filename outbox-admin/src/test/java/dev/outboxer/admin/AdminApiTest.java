@@ -129,6 +129,17 @@ class AdminApiTest {
 
   @ParameterizedTest(name = "{0} {1}")
   @MethodSource("endpoints")
+  void the_consoles_script_gets_its_401_with_a_challenge_no_browser_answers_with_its_own_dialog(String method,
+      String path, String body) {
+    HttpResponse<String> response = server.send(withCsrf(call(method, path, body, null)
+        .header("X-Requested-With", "XMLHttpRequest")));
+
+    assertThat(response.statusCode()).isEqualTo(401);
+    assertThat(response.headers().firstValue("WWW-Authenticate")).hasValue("OutboxConsole realm=\"outbox-admin\"");
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @MethodSource("endpoints")
   void wrong_password_is_no_credential_and_gets_401(String method, String path, String body) {
     HttpRequest.Builder request = call(method, path, body, null)
         .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString("operator:guess".getBytes()));

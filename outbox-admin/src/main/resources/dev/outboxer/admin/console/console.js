@@ -24,7 +24,9 @@
   class SignInNeeded extends Error {}
 
   async function call(method, path, body) {
-    const headers = { Accept: 'application/json' };
+    // X-Requested-With: the API then challenges a missing sign-in with a scheme the browser leaves
+    // to us (a Basic challenge would bring up the browser's own dialog instead of our form).
+    const headers = { Accept: 'application/json', 'X-Requested-With': 'XMLHttpRequest' };
     if (authorization) headers.Authorization = authorization;
     if (method !== 'GET') headers['X-Outbox-Admin'] = '1';
     if (body !== undefined) headers['Content-Type'] = 'application/json';

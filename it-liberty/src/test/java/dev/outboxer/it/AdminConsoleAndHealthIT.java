@@ -1,0 +1,235 @@
+package dev.outboxer.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.URI;
+import java.net.URL;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.awaitility.core.ConditionFactory;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * outbox-admin and outbox-health inside Open Liberty, in the sample application as built, called
+ * from outside like an operator, a probe and a browser would: over HTTP against the server's
+ * {@code appSecurity-5.0} basic registry (user {@code admin} in the group and so the role
+ * {@code outbox-admin}, user {@code viewer} without it) and {@code mpHealth-4.0}. Everything runs
+ * on the client ({@code testable = false}): the deployment is the sample WAR with nothing added but a
+ * longer retry backoff for the {@code shipping} outbox, so that a group blocked by the simulated
+ * outage stays blocked long enough (about 8 s before its message is dead) for the console's 5 s
+ * refresh to show it.
+ */
+@RequiresPostgres
+@ExtendWith(FreshPostgresSchema.class)
+@ExtendWith(ArquillianExtension.class)
+class AdminConsoleAndHealthIT {
+
+  static final String PASSWORD = "outboxer";
+  static final String ADMIN = Http.basic("admin", PASSWORD);
+  static final String VIEWER = Http.basic("viewer", PASSWORD);
+  static final Duration DELIVERY = Duration.ofSeconds(60);
+
+  @Deployment(testable = false)
+  static WebArchive deployment() {
+    // 3 attempts, 4 s apart: about 8 s from the first failure to dead.
+    return OrdersArchives.withConfig(OrdersArchives.sampleAsBuilt("orders-admin.war"),
+        Map.of("outbox.shipping.backoff.min", "4s", "outbox.shipping.backoff.max", "4s"));
+  }
+
+  @ArquillianResource
+  URL base;
+
+  private Http http() {
+    return new Http(base);
+  }
+
+  private URI sampleApi(String path) {
+    return URI.create(base.toString()).resolve("api/" + path);
+  }
+
+  private URI adminApi(String path) {
+    return URI.create(base.toString()).resolve("outbox-admin/api/" + path);
+  }
+
+  static ConditionFactory eventually(Duration atMost) {
+    return await().atMost(atMost).pollInterval(Duration.ofMillis(250));
+  }
+
+  /** An order placed through the sample's API: its id and the id of its ShipmentRequested message. */
+  record Order(long orderId, long shipmentId) {
+    String group() {
+      return "order:" + orderId;
+    }
+  }
+
+  private Order placeOrder(String hint) {
+    String customer = hint + "-" + UUID.randomUUID().toString().substring(0, 8);
+    Http.Response placed = http().postJson(sampleApi("orders"),
+        "{\"customer\":\"" + customer + "\",\"item\":\"parcel\",\"quantity\":1}");
+    assertThat(placed.status()).as(placed.body()).isEqualTo(201);
+    return new Order(placed.longField("orderId"), placed.longField("shipmentMessageId"));
+  }
+
+  private void shippingOutage(boolean on) {
+    Http.Response answer = http().send(on ? "PUT" : "DELETE", sampleApi("shipping/outage"), null);
+    assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+  }
+
+  private String deadOfGroup(Order order) {
+    Http.Response dead = http().send("GET", adminApi("outboxes/shipping/dead?group=" + order.group()), null,
+        "Authorization", ADMIN);
+    assertThat(dead.status()).as(dead.body()).isEqualTo(200);
+    return dead.body();
+  }
+
+  /** True once the partner accepted a shipment of the order's group under an id above the dead one. */
+  private boolean partnerAcceptedRetryOf(Order order) {
+    // Shipments as JSON-B writes them, properties in alphabetical order: ..."groupKey":"order:7","messageId":12,...
+    Matcher shipment = Pattern.compile("\"groupKey\":\"" + Pattern.quote(order.group()) + "\",\"messageId\":(\\d+)")
+        .matcher(http().get(sampleApi("shipping")).body());
+    while (shipment.find()) {
+      if (Long.parseLong(shipment.group(1)) > order.shipmentId()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Test
+  void admin_api_answers_an_admin_and_refuses_a_caller_without_credentials_or_without_the_role() {
+    URI outboxes = adminApi("outboxes");
+    Http.Response asAdmin = http().send("GET", outboxes, null, "Authorization", ADMIN);
+    assertThat(asAdmin.status()).as(asAdmin.body()).isEqualTo(200);
+    assertThat(asAdmin.body()).contains("\"name\":\"orders\"", "\"name\":\"audit\"", "\"name\":\"shipping\"");
+
+    Http.Response anonymous = http().get(outboxes);
+    assertThat(anonymous.status()).as(anonymous.body()).isEqualTo(401);
+    assertThat(anonymous.header("WWW-Authenticate")).startsWith("Basic");
+
+    Http.Response wrongPassword = http().send("GET", outboxes, null, "Authorization", Http.basic("admin", "guess"));
+    assertThat(wrongPassword.status()).isEqualTo(401);
+
+    Http.Response asViewer = http().send("GET", outboxes, null, "Authorization", VIEWER);
+    assertThat(asViewer.status()).as(asViewer.body()).isEqualTo(403);
+    assertThat(asViewer.body()).contains("outbox-admin");
+
+    Http.Response partitions = http().send("GET", adminApi("outboxes/orders/partitions"), null, "Authorization", ADMIN);
+    assertThat(partitions.status()).as(partitions.body()).isEqualTo(200);
+    assertThat(partitions.body()).contains("\"partition\":3");
+
+    // The console's files hold no data: served to anyone, with a policy that loads nothing from elsewhere.
+    Http.Response console = http().get(URI.create(base.toString()).resolve("outbox-admin/"));
+    assertThat(console.status()).isEqualTo(200);
+    assertThat(console.body()).contains("<title>Outboxer console</title>");
+    assertThat(console.header("Content-Security-Policy")).contains("default-src 'none'");
+  }
+
+  @Test
+  void a_dead_letter_retried_through_the_admin_api_by_an_admin_is_relayed() {
+    Order order;
+    shippingOutage(true);
+    try {
+      order = placeOrder("api-retry");
+      eventually(Duration.ofSeconds(40)).until(() -> deadOfGroup(order).contains("\"id\":" + order.shipmentId() + ","));
+    } finally {
+      shippingOutage(false);
+    }
+    URI retry = adminApi("outboxes/shipping/messages/" + order.shipmentId() + "/retry");
+    Http.Response withoutHeader = http().send("POST", retry, null, "Authorization", ADMIN);
+    assertThat(withoutHeader.status()).as("a change without X-Outbox-Admin (cross-site)").isEqualTo(403);
+    Http.Response asViewer = http().send("POST", retry, null, "Authorization", VIEWER, "X-Outbox-Admin", "1");
+    assertThat(asViewer.status()).isEqualTo(403);
+    assertThat(deadOfGroup(order)).contains("\"id\":" + order.shipmentId() + ",");
+
+    Http.Response retried = http().send("POST", retry, null, "Authorization", ADMIN, "X-Outbox-Admin", "1");
+    assertThat(retried.status()).as(retried.body()).isEqualTo(200);
+    assertThat(retried.body()).contains("\"action\":\"retry\"", "\"changed\":1");
+    eventually(DELIVERY).until(() -> partnerAcceptedRetryOf(order));
+    assertThat(deadOfGroup(order)).contains("\"messages\":[]");
+  }
+
+  @Test
+  void readiness_reports_outbox_started_and_liveness_outbox_workers_both_up() {
+    Http.Response ready = http().get(http().root().resolve("health/ready"));
+    assertThat(ready.status()).as(ready.body()).isEqualTo(200);
+    assertThat(checkStatus(ready.body(), "outbox-started")).as(ready.body()).isEqualTo("UP");
+    assertThat(ready.body()).contains("\"shipping\":\"started, 2 partition worker(s) on this node\"");
+
+    Http.Response live = http().get(http().root().resolve("health/live"));
+    assertThat(live.status()).as(live.body()).isEqualTo(200);
+    assertThat(checkStatus(live.body(), "outbox-workers")).as(live.body()).isEqualTo("UP");
+    assertThat(live.body()).doesNotContain("outbox-started");
+  }
+
+  /** The status of the named check in a MicroProfile Health answer, or null if it is not there. */
+  static String checkStatus(String health, String check) {
+    Matcher object = Pattern.compile("\\{(?:[^{}]|\\{[^{}]*\\})*\"name\"\\s*:\\s*\"" + Pattern.quote(check)
+        + "\"(?:[^{}]|\\{[^{}]*\\})*\\}").matcher(health);
+    if (!object.find()) {
+      return null;
+    }
+    String withoutData = object.group().replaceAll("\\{[^{}]*\\}", "");
+    Matcher status = Pattern.compile("\"status\"\\s*:\\s*\"(\\w+)\"").matcher(withoutData.substring(1));
+    return status.find() ? status.group(1) : null;
+  }
+
+  @Test
+  void operator_signs_in_on_the_console_sees_a_blocked_group_and_retries_its_dead_letter_which_is_relayed()
+      throws Exception {
+    try (ConsoleBrowser browser = ConsoleBrowser.start()) {
+      browser.open(URI.create(base.toString()).resolve("outbox-admin/#shipping").toString());
+      browser.await(Duration.ofSeconds(20), "the sign-in form", d -> browser.visible("#login"));
+      browser.find("#user").sendKeys("admin");
+      browser.find("#password").sendKeys(PASSWORD);
+      browser.find("#sign-in").click();
+      browser.await(Duration.ofSeconds(20), "the shipping outbox after signing in",
+          d -> browser.visible("#outbox") && browser.find("#outbox-name").getText().equals("Outbox shipping"));
+      assertThat(browser.find("#who").getText()).isEqualTo("Signed in as admin");
+
+      Order first;
+      Order second;
+      shippingOutage(true);
+      try {
+        first = placeOrder("console");
+        String blocked = "#blocked tbody tr[data-id='" + first.shipmentId() + "']";
+        browser.await(Duration.ofSeconds(20), "blocked group of message " + first.shipmentId(), d -> browser.present(blocked));
+        assertThat(browser.find(blocked).getText()).contains(first.group(), "simulated outage");
+
+        String dead = "#dead-letters tbody tr[data-id='" + first.shipmentId() + "']";
+        browser.await(Duration.ofSeconds(40), "dead letter " + first.shipmentId(), d -> browser.present(dead));
+        assertThat(browser.present(blocked)).as("a dead message blocks its group no more").isFalse();
+        assertThat(browser.find(dead).getText()).contains(first.group(), "ShipmentRequested", "refused, attempt 3");
+
+        // A second order while the partner is still down: the screenshot shows a blocked group and a dead letter.
+        second = placeOrder("console");
+        browser.await(Duration.ofSeconds(20), "blocked group of message " + second.shipmentId(),
+            d -> browser.present("#blocked tbody tr[data-id='" + second.shipmentId() + "']"));
+        browser.screenshot(Path.of("target", "console.png"));
+      } finally {
+        shippingOutage(false);
+      }
+
+      String dead = "#dead-letters tbody tr[data-id='" + first.shipmentId() + "']";
+      browser.find(dead + " button.retry").click();
+      browser.await(Duration.ofSeconds(10), "the confirmation", d -> browser.visible("#confirm"));
+      assertThat(browser.find("#confirm-text").getText()).contains("Retry dead message " + first.shipmentId());
+      browser.find("#confirm-yes").click();
+      browser.await(Duration.ofSeconds(20), "the retry's answer",
+          d -> browser.find("#message").getText().equals("Retried 1 message(s)."));
+      browser.await(Duration.ofSeconds(20), "dead letter " + first.shipmentId() + " gone", d -> !browser.present(dead));
+
+      eventually(DELIVERY).until(() -> partnerAcceptedRetryOf(first));
+      eventually(DELIVERY).until(() -> http().get(sampleApi("shipping")).body().contains("\"messageId\":" + second.shipmentId() + ","));
+    }
+  }
+}

@@ -2,13 +2,16 @@
 CREATE SEQUENCE outbox_message_seq START WITH 1 INCREMENT BY 1;
 CREATE SEQUENCE outbox_fencing_seq START WITH 1 INCREMENT BY 1;
 
+-- H2 counts a VARCHAR's length in UTF-16 units, where a character outside the Basic Multilingual Plane (an emoji)
+-- takes two. Outboxer allows group keys and types of 255 characters (code points), as PostgreSQL and MariaDB count
+-- them: hence 510 here.
 CREATE TABLE outbox_message (
     id              BIGINT        NOT NULL,
     outbox          VARCHAR(100)  NOT NULL,
     partition_no    INTEGER       NOT NULL,
     partition_key   INTEGER       NOT NULL,
-    group_key       VARCHAR(255),
-    message_type    VARCHAR(255)  NOT NULL,
+    group_key       VARCHAR(510),
+    message_type    VARCHAR(510)  NOT NULL,
     content_type    VARCHAR(100)  NOT NULL,
     payload         VARBINARY(1000000000) NOT NULL,
     headers         CHARACTER LARGE OBJECT,
@@ -48,7 +51,7 @@ CREATE TABLE outbox_rules (
 
 CREATE TABLE outbox_group_lock (
     outbox          VARCHAR(100)  NOT NULL,
-    group_key       VARCHAR(255)  NOT NULL,
+    group_key       VARCHAR(510)  NOT NULL,
     locked_at       TIMESTAMP(6)  NOT NULL,
     CONSTRAINT outbox_group_lock_pk PRIMARY KEY (outbox, group_key)
 );

@@ -68,7 +68,7 @@ class ConfigurationBadInputTest {
       "outbox.worker.threads|-1|is out of range: use a number from 1 to 256",
       "outbox.worker.threads|99999999999|is out of range: use a number from 1 to 256",
       "outbox.worker.executor|   |is blank",
-      "outbox.database|   |is not a supported database: use postgresql, mariadb or h2",
+      "outbox.database|   |is not a supported database: use postgresql, mariadb, h2 or sqlite",
       "outbox.metrics.refresh-interval|   |is not a duration",
       "outbox.metrics.refresh-interval|PT-1S|must be longer than zero",
       "outbox.metrics.refresh-interval|200000d|is too long: the limit is 8760h",

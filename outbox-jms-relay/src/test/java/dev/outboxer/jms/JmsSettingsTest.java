@@ -114,9 +114,14 @@ class JmsSettingsTest {
   }
 
   @Test
-  void theProviderAddsNoMessageConstraints() {
-    assertThat(new JmsRelayProvider().constraints(context(Map.of("destination", "q"))))
-        .isSameAs(MessageConstraints.NONE);
+  void theProviderConstrainsOnlyHeaderNamesThatWouldShareOneProperty() {
+    MessageConstraints constraints = new JmsRelayProvider().constraints(context(Map.of("destination", "q")));
+    assertThat(constraints).isInstanceOf(JmsHeaderConstraints.class);
+    // no limit on size, group key or content type: JMS has none of its own
+    assertThat(constraints.checkMessage("any group", "application/json", 50_000_000, Map.of("a.b", "1", "c", "2")))
+        .isNull();
+    assertThat(constraints.checkMessage(null, "text/plain", 0, Map.of("a.b", "1", "a_DOT_b", "2")))
+        .contains("a.b").contains("a_DOT_b");
   }
 
   private static RelayContext context(Map<String, String> properties) {

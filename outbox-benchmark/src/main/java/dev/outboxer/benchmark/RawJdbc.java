@@ -78,6 +78,15 @@ final class RawJdbc {
     }
   }
 
+  /** Deletes one outbox's rows (row 8 empties the publishing outbox between its two halves). */
+  void deleteOutbox(String outbox) throws SQLException {
+    try (Connection connection = connect();
+        PreparedStatement statement = connection.prepareStatement("DELETE FROM outbox_message WHERE outbox = ?")) {
+      statement.setString(1, outbox);
+      statement.executeUpdate();
+    }
+  }
+
   /** Refreshes the planner's statistics after a fill, as a table in steady use would have them. */
   void analyze() throws SQLException {
     try (Connection connection = connect(); Statement statement = connection.createStatement()) {
@@ -250,7 +259,8 @@ final class RawJdbc {
     try (PreparedStatement claim = connection.prepareStatement(
             "SELECT partition_no FROM outbox_partition WHERE outbox = ? AND partition_no = ? FOR UPDATE SKIP LOCKED");
         PreparedStatement read = connection.prepareStatement("SELECT " + select + " FROM outbox_message"
-            + " WHERE outbox = ? AND partition_no = ? AND status = '" + PENDING + "' AND id > ? ORDER BY id LIMIT " + batchSize);
+            + " WHERE outbox = ? AND partition_no = ? AND status = '" + PENDING + "' AND next_attempt_at IS NULL AND id > ?"
+            + " ORDER BY id LIMIT " + batchSize);
         PreparedStatement deleteFull = connection.prepareStatement(deleteSql(batchSize))) {
       long lastId = Long.MIN_VALUE;
       while (keepGoing.getAsBoolean()) {

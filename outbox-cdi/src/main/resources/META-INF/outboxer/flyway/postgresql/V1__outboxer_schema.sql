@@ -28,8 +28,11 @@ CREATE TABLE outbox_message (
     last_error      VARCHAR(2000),
     CONSTRAINT outbox_message_pk PRIMARY KEY (id)
 );
--- Workers: the pending rows of one partition, by id (reads start where the partition's last batch ended).
-CREATE INDEX outbox_message_ready_idx ON outbox_message (outbox, partition_no, status, id);
+-- Workers: the fresh pending rows of one partition, by id (reads start where the partition's last batch ended).
+-- Partial, so that it holds no row with a retry time: no plan, whatever the statistics say, can answer the read's
+-- question "which rows wait for a retry" by walking a partition's whole backlog through this index.
+CREATE INDEX outbox_message_ready_idx ON outbox_message (outbox, partition_no, id)
+    WHERE status = 'PENDING' AND next_attempt_at IS NULL;
 -- Workers and admin: the messages that wait for a retry (few), which hold back the rest of their group.
 CREATE INDEX outbox_message_retry_idx ON outbox_message (outbox, partition_no, next_attempt_at)
     WHERE next_attempt_at IS NOT NULL;

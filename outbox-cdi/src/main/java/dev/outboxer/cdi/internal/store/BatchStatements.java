@@ -65,9 +65,10 @@ public class BatchStatements {
   /*
    * PostgreSQL read, one statement. Kinds: 'S' the clock and the oldest running transaction (for PartitionCursor); 'W' every
    * message of the partition that waits for a retry (few: one per failing group) without payload; 'M' the next
-   * pending rows from the cursor on, by id, without the ones held back by a waiting message (so that a failing
-   * group's backlog costs nothing per batch); 'D' the waiting messages whose retry time has come, with payload.
-   * Parameters: 1 outbox, 2 partition, 3 outbox, 4 partition, 5 scan from, 6 now, [7 now,] limit, now.
+   * fresh pending rows (no retry time) from the cursor on, by id, without the ones held back by a waiting message
+   * (so that a failing group's backlog costs nothing per batch); 'D' the waiting messages whose retry time has
+   * come, with payload, below the cursor as well as above it.
+   * Parameters: 1 outbox, 2 partition, 3 outbox, 4 partition, 5 scan from, [6 now,] limit, now.
    */
   private static final String READ_POSTGRESQL_HEAD = "WITH w AS MATERIALIZED ("
       + " SELECT id, group_key, next_attempt_at FROM outbox_message"
@@ -85,8 +86,9 @@ public class BatchStatements {
       + "   clock_timestamp())) * 1000000 AS bigint) END AS extra"
       + " UNION ALL SELECT 'W', id, group_key, NULL, NULL, NULL, NULL, 0, next_attempt_at, NULL, 0 FROM w"
       + " UNION ALL (SELECT 'M', " + MESSAGE_COLUMNS + ", 0 FROM outbox_message m"
-      + "   WHERE m.outbox = ? AND m.partition_no = ? AND m.status = 'PENDING' AND m.id >= ?"
-      + "   AND (m.next_attempt_at IS NULL OR m.next_attempt_at <= ?)";
+      // Fresh rows only, through the partial ready index: the due retries come as 'D' rows, wherever they are.
+      + "   WHERE m.outbox = ? AND m.partition_no = ? AND m.status = 'PENDING' AND m.next_attempt_at IS NULL"
+      + "   AND m.id >= ?";
   private static final String READ_POSTGRESQL_GROUP =
       "   AND NOT EXISTS (SELECT 1 FROM w WHERE w.group_key = m.group_key AND w.id < m.id AND w.next_attempt_at > ?)";
   private static final String READ_POSTGRESQL_TOTAL =
@@ -346,25 +348,8 @@ public class BatchStatements {
     List<StoredMessage> dueRows = new ArrayList<>();
     long readAt = 0;
     long oldestRunning = 0;
-    String holdBack = switch (ordering) {
-      case GROUP -> READ_POSTGRESQL_GROUP;
-      case TOTAL -> READ_POSTGRESQL_TOTAL;
-      case NONE -> "";
-    };
-    try (PreparedStatement statement = connection.prepareStatement(READ_POSTGRESQL_HEAD + holdBack
-        + READ_POSTGRESQL_TAIL)) {
-      int index = 1;
-      statement.setString(index++, outbox);
-      statement.setInt(index++, partition);
-      statement.setString(index++, outbox);
-      statement.setInt(index++, partition);
-      statement.setLong(index++, scanFrom);
-      Sql.setUtc(statement, index++, now);
-      if (ordering != Ordering.NONE) {
-        Sql.setUtc(statement, index++, now);
-      }
-      statement.setInt(index++, limit);
-      Sql.setUtc(statement, index, now);
+    try (PreparedStatement statement = preparePostgresqlRead(connection, "", outbox, partition, ordering, scanFrom,
+        limit, now)) {
       try (ResultSet rows = statement.executeQuery()) {
         while (rows.next()) {
           switch (rows.getString(1)) {
@@ -380,6 +365,38 @@ public class BatchStatements {
       }
     }
     return merged(scannedRows, dueRows, waiting, readAt, oldestRunning);
+  }
+
+  /**
+   * The PostgreSQL read as a statement with its parameters bound; {@code prefix} goes before it
+   * ({@code "EXPLAIN "} in the tests that pin the plan's shape).
+   */
+  static PreparedStatement preparePostgresqlRead(Connection connection, String prefix, String outbox, int partition,
+      Ordering ordering, long scanFrom, int limit, LocalDateTime now) throws SQLException {
+    String holdBack = switch (ordering) {
+      case GROUP -> READ_POSTGRESQL_GROUP;
+      case TOTAL -> READ_POSTGRESQL_TOTAL;
+      case NONE -> "";
+    };
+    PreparedStatement statement = connection.prepareStatement(prefix + READ_POSTGRESQL_HEAD + holdBack
+        + READ_POSTGRESQL_TAIL);
+    try {
+      int index = 1;
+      statement.setString(index++, outbox);
+      statement.setInt(index++, partition);
+      statement.setString(index++, outbox);
+      statement.setInt(index++, partition);
+      statement.setLong(index++, scanFrom);
+      if (ordering != Ordering.NONE) {
+        Sql.setUtc(statement, index++, now);
+      }
+      statement.setInt(index++, limit);
+      Sql.setUtc(statement, index, now);
+      return statement;
+    } catch (SQLException | RuntimeException e) {
+      statement.close();
+      throw e;
+    }
   }
 
   /** The scanned rows plus the due waiting rows the scan did not reach, by id. */

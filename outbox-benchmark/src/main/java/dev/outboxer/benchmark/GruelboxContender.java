@@ -122,7 +122,19 @@ final class GruelboxContender implements AutoCloseable {
       long deadline = System.nanoTime() + settings.maxDrain().toNanos();
       Parallel.run(threads, "gruelbox-flush", thread -> {
         while (probe.committed() < expected && System.nanoTime() < deadline) {
-          if (!flusher.flush()) {
+          boolean found;
+          try {
+            found = flusher.flush();
+          } catch (RuntimeException e) {
+            if (!deadlock(e)) {
+              throw e;
+            }
+            // MariaDB: concurrent flush() calls deadlock now and then (seen with 4 threads); the flush's transaction
+            // was rolled back and the scheduler loop a gruelbox user writes calls flush() again. A task run twice
+            // because of it would still fail the drain (the probe sees every repeat).
+            found = false;
+          }
+          if (!found) {
             // Nothing due: the last entries are still in another thread's batch.
             Thread.sleep(5);
           }
@@ -133,6 +145,15 @@ final class GruelboxContender implements AutoCloseable {
       task.use(null, null, null);
       execute("TRUNCATE TABLE TXNO_OUTBOX");
     }
+  }
+
+  private static boolean deadlock(Throwable e) {
+    for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+      if (cause instanceof java.sql.SQLTransactionRollbackException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Messages per second: {@code threads} threads, each scheduling one task per gruelbox transaction. */

@@ -85,6 +85,74 @@ final class OutboxerContender {
   }
 
   /**
+   * Milliseconds per single-message publishing transaction (begin to commit) on the publish-only
+   * node into the one-partition outbox: first while a fresh node drains a backlog of the
+   * four-partition outbox in the same table, then with the table idle. The drain's outcome comes
+   * with them: a batch rolled back by a deadlock would have been relayed twice, which fails it.
+   */
+  Contention publishDuringDrain(int samples) throws Exception {
+    String draining = OutboxerNodes.FOUR_PARTITIONS;
+    int backlog = settings.backlog();
+    nodes.fill(draining, backlog);
+    RawJdbc raw = nodes.raw();
+    java.util.concurrent.ExecutorService drainer = java.util.concurrent.Executors.newSingleThreadExecutor();
+    java.util.concurrent.Future<DrainOutcome> drain = drainer.submit(() ->
+        drainFilled(settings, raw, draining, backlog, null, settings.maxDrain()));
+    List<Double> duringDrain = new ArrayList<>();
+    try {
+      long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+      while (raw.count(draining) == backlog && !drain.isDone()) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("The drain of outbox '" + draining + "' did not start within "
+              + START_TIMEOUT.toSeconds() + " s");
+        }
+        Thread.sleep(1);
+      }
+      Random pauses = new Random(8);
+      for (long sequence = 0; duringDrain.size() < samples && !drain.isDone(); sequence++) {
+        duringDrain.add(timedPublish(sequence));
+        Thread.sleep(pauses.nextInt(3));
+      }
+      DrainOutcome outcome = drain.get();
+      raw.deleteOutbox(OutboxerNodes.ONE_PARTITION);
+      List<Double> idle = new ArrayList<>();
+      for (long sequence = 0; idle.size() < duringDrain.size(); sequence++) {
+        idle.add(timedPublish(sequence));
+      }
+      raw.deleteOutbox(OutboxerNodes.ONE_PARTITION);
+      return new Contention(duringDrain, idle, outcome);
+    } finally {
+      drain.cancel(true);
+      drainer.shutdownNow();
+    }
+  }
+
+  private double timedPublish(long sequence) throws Exception {
+    OutboxTestContainer node = nodes.publisher(true);
+    Outbox api = node.select(Outbox.class);
+    UserTransaction transaction = node.select(UserTransaction.class);
+    long start = System.nanoTime();
+    transaction.begin();
+    try {
+      api.publish(OutboxerNodes.ONE_PARTITION, BenchMessage.of(sequence, settings.groups()));
+    } catch (Exception | Error e) {
+      transaction.rollback();
+      throw e;
+    }
+    transaction.commit();
+    return (System.nanoTime() - start) / 1e6;
+  }
+
+  /**
+   * Row 8's samples in milliseconds.
+   *
+   * @param duringDrain publishing transactions while the other outbox drained
+   * @param idle the same number of transactions with nothing else running
+   * @param drain the drain that ran meanwhile
+   */
+  record Contention(List<Double> duringDrain, List<Double> idle, DrainOutcome drain) {}
+
+  /**
    * Milliseconds from just before the publishing transaction's commit to the relay receiving the
    * message, on one fresh worker node with 4 partitions. Local: the node publishes itself (its
    * commit wakes its worker). Remote: the publish-only node publishes, the worker node finds the

@@ -21,6 +21,9 @@ final class Rounds {
   private final RawContender raw;
   private final OutboxerContender outboxer;
   private final GruelboxContender gruelbox;
+  /** Row 8: at most this many publishing transactions, fewer if the drain ends first. */
+  private static final int CONTENTION_SAMPLES = 2_000;
+
   private final String failingGroup;
   /** Values of the current round, for the ratios within a round. */
   private final Map<String, Map<Contender, Double>> round = new HashMap<>();
@@ -76,6 +79,14 @@ final class Rounds {
       results.metric("poison.rate", "6. poison: drain of the other groups, " + backlog + ", 4 partitions", "msg/s");
       results.metric("poison.relative", "6. poison / clean drain", "x");
     }
+    if (settings.runs(Row.PUBLISH_DURING_DRAIN)) {
+      String drain = "8. publish (1 message, 1 thread) while a " + backlog + " backlog drains on 4 partitions";
+      results.metric("contention.drain.p50", drain + ", p50", "ms");
+      results.metric("contention.drain.p99", drain + ", p99", "ms");
+      results.metric("contention.idle.p50", "8. the same publish with the table idle, p50", "ms");
+      results.metric("contention.idle.p99", "8. the same publish with the table idle, p99", "ms");
+      results.metric("contention.ratio", "8. p99 while draining / p99 idle", "x");
+    }
   }
 
   void run(int number) {
@@ -113,6 +124,33 @@ final class Rounds {
     if (settings.runs(Row.POISON)) {
       poison();
     }
+    if (settings.runs(Row.PUBLISH_DURING_DRAIN)) {
+      contention();
+    }
+  }
+
+  /**
+   * Row 8, Outboxer only: whether the drain's locks make an unrelated publish wait (MariaDB's gap
+   * locks did, for seconds) or deadlock with it. The other contenders have no such interplay to show.
+   */
+  private void contention() {
+    OutboxerContender.Contention contention = attempt("contention.drain.p50", Contender.OUTBOXER,
+        () -> outboxer.publishDuringDrain(CONTENTION_SAMPLES));
+    if (contention == null) {
+      return;
+    }
+    double drainP99 = Stats.percentile(contention.duringDrain(), 99);
+    double idleP99 = Stats.percentile(contention.idle(), 99);
+    results.add("contention.drain.p50", Contender.OUTBOXER, Stats.percentile(contention.duringDrain(), 50));
+    results.add("contention.drain.p99", Contender.OUTBOXER, drainP99);
+    results.add("contention.idle.p50", Contender.OUTBOXER, Stats.percentile(contention.idle(), 50));
+    results.add("contention.idle.p99", Contender.OUTBOXER, idleP99);
+    results.add("contention.ratio", Contender.OUTBOXER, drainP99 / idleP99);
+    say("8. publish while draining", Contender.OUTBOXER, String.format(Locale.ROOT, "p50 %.2f / p99 %.2f / max %.2f ms"
+        + " over %d transactions during the drain (%,.0f msg/s, no message relayed twice); idle p50 %.2f / p99 %.2f /"
+        + " max %.2f ms", Stats.percentile(contention.duringDrain(), 50), drainP99, Stats.max(contention.duringDrain()),
+        contention.duringDrain().size(), contention.drain().rate(), Stats.percentile(contention.idle(), 50), idleP99,
+        Stats.max(contention.idle())));
   }
 
   private void drainRow(String key, String outbox, int backlog) {

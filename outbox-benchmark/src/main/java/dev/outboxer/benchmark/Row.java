@@ -14,7 +14,8 @@ enum Row {
   PUBLISH("4", "publish", "publish, one message per transaction"),
   LATENCY("5", "latency", "latency from commit to relay"),
   POISON("6", "poison", "one failing group among the others, 4 partitions"),
-  MEMORY("7", "memory", "the largest drain in a 256 MB heap");
+  MEMORY("7", "memory", "the largest drain in a 256 MB heap"),
+  PUBLISH_DURING_DRAIN("8", "contention", "publish latency while another outbox drains, against an idle table");
 
   private final String number;
   private final String name;

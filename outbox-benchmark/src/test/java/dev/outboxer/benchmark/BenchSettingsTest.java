@@ -41,7 +41,7 @@ class BenchSettingsTest {
   void a_bad_value_names_the_key_the_value_and_what_would_do() {
     assertThatThrownBy(() -> BenchSettings.from(properties("bench.rows", "1,lag")))
         .hasMessage("bench.rows=1,lag: 'lag' is not a row; use numbers or names from [1=drain, 2=drain4, 3=growth,"
-            + " 4=publish, 5=latency, 6=poison, 7=memory] separated by commas, or all");
+            + " 4=publish, 5=latency, 6=poison, 7=memory, 8=contention] separated by commas, or all");
     assertThatThrownBy(() -> BenchSettings.from(properties("bench.profile", "fast")))
         .hasMessageStartingWith("bench.profile=fast is not a profile: use quick");
     assertThatThrownBy(() -> BenchSettings.from(properties("bench.rounds", "three")))

@@ -100,7 +100,8 @@ public interface RelayBatch {
 
   /**
    * Tells whether a record must not be delivered now: an earlier record of its ordering unit in
-   * this batch has failed, or the batch's claim may have lapsed (then every record is held back).
+   * this batch has failed, the batch has ended (its {@linkplain #deadline() deadline} passed) or
+   * the batch's claim may have lapsed (in the last two cases every record is held back).
    * A relay calls it before each send and skips held-back records without reporting them.
    *
    * @param record a record of this batch

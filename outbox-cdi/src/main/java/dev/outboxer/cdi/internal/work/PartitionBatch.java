@@ -111,6 +111,12 @@ final class PartitionBatch implements RelayBatch {
       return true;
     }
     synchronized (this) {
+      // An ended batch (the relay returned, or the deadline passed and the worker closed it) ignores
+      // every report, a failure too: the rest of a group must not go out after its earlier message may
+      // have failed unseen. Checked against the clock as well, as the watchdog may be late to close it.
+      if (closed || Instant.now().isAfter(deadline)) {
+        return true;
+      }
       Integer index = indexOf(record, "heldBack");
       if (index == null) {
         return true;

@@ -37,8 +37,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * it on the same ports and data, as a broker outage.
  *
  * <p>Topics are not auto-created: tests create theirs with {@link #createTopic}.
+ *
+ * <p>Public for other modules' tests, through this module's test-jar; not part of any API.
  */
-final class EmbeddedKafkaBroker implements BeforeAllCallback, AfterAllCallback {
+public final class EmbeddedKafkaBroker implements BeforeAllCallback, AfterAllCallback {
 
   private static final int NODE_ID = 1;
 
@@ -125,7 +127,7 @@ final class EmbeddedKafkaBroker implements BeforeAllCallback, AfterAllCallback {
   }
 
   /** {@code host:port} of the broker listener. */
-  String bootstrapServers() {
+  public String bootstrapServers() {
     return "127.0.0.1:" + brokerPort;
   }
 
@@ -146,7 +148,7 @@ final class EmbeddedKafkaBroker implements BeforeAllCallback, AfterAllCallback {
   }
 
   /** Creates a topic (replication factor 1) and waits until it exists. */
-  void createTopic(String name, int partitions, Map<String, String> configs) throws Exception {
+  public void createTopic(String name, int partitions, Map<String, String> configs) throws Exception {
     try (Admin admin = admin()) {
       admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs)))
           .all().get();

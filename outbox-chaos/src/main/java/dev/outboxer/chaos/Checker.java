@@ -47,11 +47,13 @@ final class Checker {
   static Inputs read(Databases databases) throws SQLException {
     List<Ledger.Entry> ledger;
     Map<Long, OutboxerTables.Leftover> leftovers;
+    List<Delivery> deliveries = new ArrayList<>();
     try (Connection outbox = databases.outbox()) {
       ledger = Ledger.read(outbox);
       leftovers = OutboxerTables.leftovers(outbox, NodeConfig.OUTBOX);
+      // relay=local: what the handlers committed with the deletions (empty for the other relays).
+      deliveries.addAll(LocalHandler.read(outbox));
     }
-    List<Delivery> deliveries = new ArrayList<>();
     List<Event> events = new ArrayList<>();
     try (Connection destination = databases.destination("chaos-checker"); Statement statement = destination.createStatement()) {
       try (ResultSet rows = statement.executeQuery("SELECT ts, message_id, group_key, partition_no, token, worker,"
@@ -69,16 +71,26 @@ final class Checker {
         }
       }
     }
+    // One order for both databases' rows: every stamp comes from chaos_clock.
+    deliveries.sort(Comparator.comparingLong(Delivery::ts));
     return new Inputs(ledger, deliveries, events, leftovers);
+  }
+
+  /** {@link #check(Inputs, long, boolean, boolean)} for a relay that may duplicate after faults. */
+  static Report check(Inputs in, long maxAttempts, boolean drained) {
+    return check(in, maxAttempts, drained, false);
   }
 
   /**
    * @param maxAttempts the run's max-attempts ({@link Long#MAX_VALUE} for infinity)
    * @param drained whether the outbox had no pending message when the run stopped
+   * @param exactlyOnce whether every duplicate is a violation (relay {@code local}, or a consumer
+   *     behind the inbox), not only those that are no whole-batch redelivery after a fault
    */
-  static Report check(Inputs in, long maxAttempts, boolean drained) {
+  static Report check(Inputs in, long maxAttempts, boolean drained, boolean exactlyOnce) {
     Report report = new Report();
     report.drained = drained;
+    report.exactlyOnce = exactlyOnce;
     Map<Long, Ledger.Entry> committed = new HashMap<>();
     for (Ledger.Entry entry : in.ledger()) {
       committed.put(entry.id(), entry);
@@ -91,6 +103,8 @@ final class Checker {
       switch (delivery.outcome()) {
         case Destination.REFUSED -> report.refused++;
         case Destination.FAILED -> report.injectedFailures++;
+        case LocalHandler.RAN -> report.handlerRuns++;
+        case Destination.DROPPED -> report.droppedByInbox++;
         default -> {
           Delivery fixed = delivery;
           Ledger.Entry entry = committed.get(delivery.id());

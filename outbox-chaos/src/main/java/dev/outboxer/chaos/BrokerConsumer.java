@@ -91,7 +91,7 @@ final class BrokerConsumer implements AutoCloseable {
         long token = longProperty(message, "outboxFencingToken", 0);
         int partition = (int) longProperty(message, "outboxPartition", -1);
         record(connection, destination, message.getLongProperty("outboxId"), message.getStringProperty("outboxGroupKey"),
-            partition, token, inbox == null ? null : JmsInboxMessage.from(message));
+            partition, token, "token-" + token, inbox == null ? null : JmsInboxMessage.from(message));
         // After the database commit: a crash in between redelivers a message the inbox then drops.
         message.acknowledge();
       }
@@ -118,7 +118,9 @@ final class BrokerConsumer implements AutoCloseable {
           long id = Long.parseLong(header(record, "outbox-id", "0"));
           long token = Long.parseLong(header(record, "outbox-fencing-token", "0"));
           int partition = Integer.parseInt(header(record, "outbox-partition", "-1"));
+          // The Kafka partition is the arrival's lane: only within one is the consumer's order the send order.
           record(connection, destination, id, header(record, "outbox-group-key", null), partition, token,
+              "token-" + token + Checker.LANE + "kafka-" + record.partition(),
               inbox == null ? null : KafkaInboxMessage.from(record));
         }
         if (inbox != null) {
@@ -135,14 +137,13 @@ final class BrokerConsumer implements AutoCloseable {
 
   /** Records one arrival; with the inbox ({@code message} not null), in one transaction with its accept. */
   private void record(Connection connection, Destination destination, long id, String group, int partition, long token,
-      InboxMessage message) throws Exception {
+      String batch, InboxMessage message) throws Exception {
     if (message == null) {
-      destination.attempt(connection, id, group, partition, token, "consumer", "token-" + token, 0, 0,
-          Destination.ACCEPTED, null);
+      destination.attempt(connection, id, group, partition, token, "consumer", batch, 0, 0, Destination.ACCEPTED, null);
     } else {
       try {
         boolean accepted = inbox.accept(connection, message);
-        destination.record(connection, id, group, partition, token, "consumer", "token-" + token,
+        destination.record(connection, id, group, partition, token, "consumer", batch,
             accepted ? Destination.ACCEPTED : Destination.DROPPED, accepted ? null : "dropped by the inbox");
         connection.commit();
       } catch (Exception e) {

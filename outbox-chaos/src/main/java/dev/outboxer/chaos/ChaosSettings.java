@@ -33,6 +33,9 @@ final class ChaosSettings {
     DEFAULTS.put("fault-period", "80s");
     DEFAULTS.put("seed", "20261204");
     DEFAULTS.put("fencing", "on");
+    // local: where the handler writes its row: in the worker's transaction, or (a control) on a
+    // connection of its own, outside it, as the README's fine print warns against.
+    DEFAULTS.put("local-write", "transaction");
     // jms/kafka: the consumer drops copies with outbox-inbox before its handler records them.
     DEFAULTS.put("inbox", "off");
     DEFAULTS.put("max-attempts", "3");
@@ -133,6 +136,16 @@ final class ChaosSettings {
   /** Whether the relay sends to a broker process (jms, kafka), read by a consumer in the orchestrator. */
   boolean brokerRelay() {
     return relay().equals("jms") || relay().equals("kafka");
+  }
+
+  /** Whether the local handler writes outside the worker's transaction ({@code local-write=outside}, a control). */
+  boolean localWriteOutside() {
+    String value = values.get("local-write");
+    if (!value.equals("transaction") && !value.equals("outside")) {
+      throw new IllegalArgumentException("local-write=" + value + " must be transaction (the handler's row commits with"
+          + " the deletion) or outside (its own connection: a control that must show duplicates)");
+    }
+    return value.equals("outside");
   }
 
   /** Whether the broker consumer drops copies with the inbox ({@code inbox=on}, jms and kafka only). */

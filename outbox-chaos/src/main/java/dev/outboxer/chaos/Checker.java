@@ -38,6 +38,9 @@ final class Checker {
    */
   static final long CLAIM_GRACE_MS = 2_000;
 
+  /** Separates a broker arrival's batch from its lane (e.g. {@code token-7@kafka-2}): see {@link #checkOverlap}. */
+  static final String LANE = "@";
+
   /** Everything the checker reads. */
   record Inputs(List<Ledger.Entry> ledger, List<Delivery> deliveries, List<Event> events,
       Map<Long, OutboxerTables.Leftover> leftovers) {}
@@ -284,7 +287,12 @@ final class Checker {
     }
   }
 
-  /** Two batches of one partition whose accepted deliveries interleave: two writers were active at once. */
+  /**
+   * Two batches of one partition whose accepted deliveries interleave: two writers were active at
+   * once. Broker arrivals are compared within one lane, the part of their batch id after {@value
+   * #LANE}: a Kafka consumer reads the topic's partitions in no order relative to each other, so two
+   * batches sent one after the other can arrive interleaved across Kafka partitions, never within one.
+   */
   private static void checkOverlap(List<Delivery> accepted, Report report) {
     record Span(String batch, int partition, long token, long first, long last) {}
     Map<String, long[]> spans = new LinkedHashMap<>();
@@ -297,10 +305,12 @@ final class Checker {
       spans.computeIfAbsent(key, k -> new long[] {delivery.ts(), delivery.ts()})[1] = delivery.ts();
       firstOf.putIfAbsent(key, delivery);
     }
-    Map<Integer, List<Span>> byPartition = new TreeMap<>();
+    Map<String, List<Span>> byPartition = new TreeMap<>();
     spans.forEach((key, span) -> {
       Delivery first = firstOf.get(key);
-      byPartition.computeIfAbsent(first.partition(), p -> new ArrayList<>())
+      int lane = first.batch().indexOf(LANE);
+      byPartition.computeIfAbsent(first.partition() + (lane < 0 ? "" : first.batch().substring(lane)),
+              p -> new ArrayList<>())
           .add(new Span(first.batch(), first.partition(), first.token(), span[0], span[1]));
     });
     for (List<Span> partition : byPartition.values()) {

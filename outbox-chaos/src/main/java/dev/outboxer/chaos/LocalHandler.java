@@ -10,6 +10,7 @@ import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -44,6 +45,8 @@ public class LocalHandler implements OutboxHandler {
   static final String RAN = "RAN";
 
   private static final Object BATCH_KEY = new Object();
+  private static final String INSERT = "INSERT INTO chaos_handled (ts, message_id, group_key, partition_no, token,"
+      + " worker, batch_id, batch_start, batch_start_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
   private static volatile TableRelay.Context context;
 
   @Inject @OutboxPersistence EntityManager entityManager;
@@ -102,24 +105,38 @@ public class LocalHandler implements OutboxHandler {
         Thread.sleep(delay);
       }
       long ts = c.destination().now(connection);
-      // In the worker's transaction: commits with the deletion of the message, or not at all.
-      entityManager.createNativeQuery("INSERT INTO chaos_handled (ts, message_id, group_key, partition_no, token,"
-          + " worker, batch_id, batch_start, batch_start_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
-          .setParameter(1, ts)
-          .setParameter(2, record.id())
-          .setParameter(3, group)
-          .setParameter(4, record.partition())
-          .setParameter(5, batch.token)
-          .setParameter(6, c.node())
-          .setParameter(7, batch.id)
-          .setParameter(8, batch.start)
-          .setParameter(9, batch.startMs)
-          .executeUpdate();
+      Object[] row = {ts, record.id(), group, record.partition(), batch.token, c.node(), batch.id, batch.start,
+          batch.startMs};
+      if (c.settings().localWriteOutside()) {
+        writeOutside(c, row);
+      } else {
+        // In the worker's transaction: commits with the deletion of the message, or not at all.
+        var insert = entityManager.createNativeQuery(INSERT);
+        for (int i = 0; i < row.length; i++) {
+          insert.setParameter(i + 1, row[i]);
+        }
+        insert.executeUpdate();
+      }
       c.destination().attempt(connection, record.id(), group, record.partition(), batch.token, c.node(), batch.id,
           batch.start, batch.startMs, RAN, "row ts " + ts);
       healthy = true;
     } finally {
       give(connection, healthy);
+    }
+  }
+
+  /**
+   * The control ({@code local-write=outside}): the row commits on its own connection to the outbox
+   * database, whatever becomes of the worker's transaction, as a handler that leaves the transaction
+   * would. Runs rolled back with their batch then show as duplicates.
+   */
+  private static void writeOutside(TableRelay.Context c, Object[] row) throws SQLException {
+    try (Connection outbox = c.databases().outbox();
+        PreparedStatement insert = outbox.prepareStatement(INSERT.replaceAll("\\?\\d", "?"))) {
+      for (int i = 0; i < row.length; i++) {
+        insert.setObject(i + 1, row[i]);
+      }
+      insert.executeUpdate();
     }
   }
 

@@ -151,8 +151,9 @@ final class Report {
         .append(injectedFailures).append(", highest token ").append(maxToken)
         .append(maxToken <= 1 ? " (the core hands out no fencing tokens yet)" : "").append('\n');
     if (handlerRuns > 0) {
-      out.append("local handler: ").append(handlerRuns).append(" runs, ").append(handlerRuns - acceptedTotal)
-          .append(" of them rolled back with their batch (their rows never committed)\n");
+      // In the worker's transaction the difference is the runs rolled back with their batch.
+      out.append("local handler: ").append(handlerRuns).append(" runs, ").append(acceptedTotal)
+          .append(" rows committed\n");
     }
     if (droppedByInbox > 0 || exactlyOnce && acceptedTotal > 0 && handlerRuns == 0) {
       out.append("inbox: ").append(acceptedTotal + droppedByInbox).append(" arrivals at the consumer, ")

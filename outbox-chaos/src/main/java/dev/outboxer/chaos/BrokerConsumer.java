@@ -154,7 +154,10 @@ final class BrokerConsumer implements AutoCloseable {
     received.incrementAndGet();
   }
 
-  /** The destination database as the inbox's data source (it connects once, to find the database and check its tables). */
+  /**
+   * The destination database as the inbox's data source: it connects once, to find the database and
+   * check its tables.
+   */
   private static DataSource dataSource(Databases databases) {
     return (DataSource) Proxy.newProxyInstance(BrokerConsumer.class.getClassLoader(), new Class<?>[] {DataSource.class},
         (proxy, method, args) -> {

@@ -184,7 +184,8 @@ final class ChaosRun {
     Report report = Checker.check(Checker.read(databases), settings.maxAttemptsNumber(), drained,
         settings.exactlyOnce());
     report.title("chaos run '" + settings.run() + "': " + settings.database().configValue() + ", relay "
-        + settings.relay() + (settings.inbox() ? " through the inbox" : "") + ", fencing " + (settings.fencing() ? "on" : "off") + ", " + settings.workers() + " workers, "
+        + settings.relay() + (settings.inbox() ? " through the inbox" : "") + ", fencing "
+        + (settings.fencing() ? "on" : "off") + ", " + settings.workers() + " workers, "
         + settings.partitions() + " partitions, " + settings.messages() + " messages over " + settings.groups()
         + " groups, seed " + settings.seed());
     double publishSeconds = Double.parseDouble(published.getProperty("seconds", "0"));

@@ -87,7 +87,8 @@ final class Destination {
     } catch (java.io.IOException e) {
       throw new IllegalStateException("Cannot read the inbox script " + script, e);
     }
-    try (Connection connection = databases.destination("chaos-setup"); Statement statement = connection.createStatement()) {
+    try (Connection connection = databases.destination("chaos-setup");
+        Statement statement = connection.createStatement()) {
       statement.execute("DROP TABLE IF EXISTS outbox_inbox");
       statement.execute("DROP TABLE IF EXISTS outbox_inbox_message");
       StringBuilder withoutComments = new StringBuilder();

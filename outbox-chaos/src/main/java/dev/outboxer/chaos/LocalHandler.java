@@ -163,8 +163,9 @@ public class LocalHandler implements OutboxHandler {
     try (Statement statement = outbox.createStatement()) {
       statement.execute("DROP TABLE IF EXISTS chaos_handled");
       statement.execute("CREATE TABLE chaos_handled (ts BIGINT NOT NULL PRIMARY KEY, message_id BIGINT NOT NULL,"
-          + " group_key VARCHAR(100), partition_no INTEGER NOT NULL, token BIGINT NOT NULL, worker VARCHAR(60) NOT NULL,"
-          + " batch_id VARCHAR(100) NOT NULL, batch_start BIGINT NOT NULL, batch_start_ms BIGINT NOT NULL)");
+          + " group_key VARCHAR(100), partition_no INTEGER NOT NULL, token BIGINT NOT NULL,"
+          + " worker VARCHAR(60) NOT NULL, batch_id VARCHAR(100) NOT NULL, batch_start BIGINT NOT NULL,"
+          + " batch_start_ms BIGINT NOT NULL)");
     }
   }
 
@@ -172,8 +173,8 @@ public class LocalHandler implements OutboxHandler {
   static List<Checker.Delivery> read(Connection outbox) throws SQLException {
     List<Checker.Delivery> handled = new ArrayList<>();
     try (Statement statement = outbox.createStatement();
-        ResultSet rows = statement.executeQuery("SELECT ts, message_id, group_key, partition_no, token, worker, batch_id,"
-            + " batch_start, batch_start_ms FROM chaos_handled ORDER BY ts")) {
+        ResultSet rows = statement.executeQuery("SELECT ts, message_id, group_key, partition_no, token, worker,"
+            + " batch_id, batch_start, batch_start_ms FROM chaos_handled ORDER BY ts")) {
       while (rows.next()) {
         handled.add(new Checker.Delivery(rows.getLong(1), rows.getLong(2), rows.getString(3), rows.getInt(4),
             rows.getLong(5), rows.getString(6), rows.getString(7), rows.getLong(8), rows.getLong(9),

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class LocalChaosRunTest {
 
   @Test
-  void the_local_relay_commits_each_handler_write_exactly_once_and_in_group_order_under_kills_pauses_and_cut_connections()
+  void each_handler_write_commits_exactly_once_and_in_group_order_under_kills_pauses_and_cut_connections()
       throws Exception {
     ChaosSettings settings = Presets.apply(RunArgs.forPreset("local"));
     Report report = ChaosRun.run(settings);

@@ -1,9 +1,14 @@
 package dev.outboxer.chaos;
 
+import dev.outboxer.inbox.Inbox;
+import dev.outboxer.inbox.InboxMessage;
+import dev.outboxer.inbox.JmsInboxMessage;
+import dev.outboxer.inbox.KafkaInboxMessage;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Duration;
@@ -12,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import javax.sql.DataSource;
 import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -26,6 +32,12 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * same clock as the faults. The batch of an arrival is its fencing token (the consumer cannot see
  * batches); messages without the token header count as token 0 and partition -1 (the checker then
  * takes the partition from the ledger).
+ *
+ * <p>With {@code inbox=on} the consumer is an application's: for each arrival it asks the {@link
+ * Inbox} (tables in the destination database) inside a local transaction of that database, records
+ * the arrival as ACCEPTED (it reached the handler) or DROPPED (a copy the inbox dropped) in the same
+ * transaction, commits, and only then acknowledges the JMS message or commits the Kafka offsets, as
+ * the main README's inbox examples do.
  */
 final class BrokerConsumer implements AutoCloseable {
 
@@ -38,13 +50,18 @@ final class BrokerConsumer implements AutoCloseable {
   }
 
   private final Thread thread;
+  private final Inbox inbox;
   private final AtomicLong received = new AtomicLong();
   private volatile boolean stopping;
   private volatile Exception failure;
 
   BrokerConsumer(ChaosSettings settings, Databases databases, Destination destination) {
+    inbox = settings.inbox() ? Inbox.builder(dataSource(databases)).build() : null;
     thread = new Thread(() -> {
       try (Connection connection = databases.destination("chaos-consumer")) {
+        if (inbox != null) {
+          connection.setAutoCommit(false);
+        }
         if (settings.relay().equals("jms")) {
           consumeJms(settings, connection, destination);
         } else {
@@ -74,7 +91,8 @@ final class BrokerConsumer implements AutoCloseable {
         long token = longProperty(message, "outboxFencingToken", 0);
         int partition = (int) longProperty(message, "outboxPartition", -1);
         record(connection, destination, message.getLongProperty("outboxId"), message.getStringProperty("outboxGroupKey"),
-            partition, token);
+            partition, token, "token-" + token, inbox == null ? null : JmsInboxMessage.from(message));
+        // After the database commit: a crash in between redelivers a message the inbox then drops.
         message.acknowledge();
       }
     }
@@ -90,7 +108,8 @@ final class BrokerConsumer implements AutoCloseable {
         ConsumerConfig.GROUP_ID_CONFIG, "chaos-checker",
         ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
         ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "true");
+        // With the inbox, offsets are committed after the database, as an application would.
+        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, Boolean.toString(inbox == null));
     try (KafkaConsumer<String, byte[]> consumer =
         new KafkaConsumer<>(config, new StringDeserializer(), new ByteArrayDeserializer())) {
       consumer.subscribe(List.of(NodeConfig.TOPIC));
@@ -99,7 +118,13 @@ final class BrokerConsumer implements AutoCloseable {
           long id = Long.parseLong(header(record, "outbox-id", "0"));
           long token = Long.parseLong(header(record, "outbox-fencing-token", "0"));
           int partition = Integer.parseInt(header(record, "outbox-partition", "-1"));
-          record(connection, destination, id, header(record, "outbox-group-key", null), partition, token);
+          // The Kafka partition is the arrival's lane: only within one is the consumer's order the send order.
+          record(connection, destination, id, header(record, "outbox-group-key", null), partition, token,
+              "token-" + token + Checker.LANE + "kafka-" + record.partition(),
+              inbox == null ? null : KafkaInboxMessage.from(record));
+        }
+        if (inbox != null) {
+          consumer.commitSync();
         }
       }
     }
@@ -110,11 +135,41 @@ final class BrokerConsumer implements AutoCloseable {
     return header == null ? absent : new String(header.value(), StandardCharsets.UTF_8);
   }
 
-  private void record(Connection connection, Destination destination, long id, String group, int partition, long token)
-      throws Exception {
-    destination.attempt(connection, id, group, partition, token, "consumer", "token-" + token, 0, 0, Destination.ACCEPTED,
-        null);
+  /** Records one arrival; with the inbox ({@code message} not null), in one transaction with its accept. */
+  private void record(Connection connection, Destination destination, long id, String group, int partition, long token,
+      String batch, InboxMessage message) throws Exception {
+    if (message == null) {
+      destination.attempt(connection, id, group, partition, token, "consumer", batch, 0, 0, Destination.ACCEPTED, null);
+    } else {
+      try {
+        boolean accepted = inbox.accept(connection, message);
+        destination.record(connection, id, group, partition, token, "consumer", batch,
+            accepted ? Destination.ACCEPTED : Destination.DROPPED, accepted ? null : "dropped by the inbox");
+        connection.commit();
+      } catch (Exception e) {
+        connection.rollback();
+        throw e;
+      }
+    }
     received.incrementAndGet();
+  }
+
+  /**
+   * The destination database as the inbox's data source: it connects once, to find the database and
+   * check its tables.
+   */
+  private static DataSource dataSource(Databases databases) {
+    return (DataSource) Proxy.newProxyInstance(BrokerConsumer.class.getClassLoader(), new Class<?>[] {DataSource.class},
+        (proxy, method, args) -> {
+          if (method.getName().equals("getConnection")) {
+            return databases.destination("chaos-inbox");
+          }
+          if (method.getName().equals("toString")) {
+            return "the chaos destination database";
+          }
+          throw new UnsupportedOperationException("The chaos inbox data source only opens connections, not "
+              + method.getName());
+        });
   }
 
   @Override

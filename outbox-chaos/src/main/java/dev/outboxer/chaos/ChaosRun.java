@@ -90,8 +90,12 @@ final class ChaosRun {
     OutboxerTables.reset(databases);
     try (Connection connection = databases.outbox()) {
       Ledger.reset(connection, settings.groups());
+      LocalHandler.reset(connection);
     }
     destination.reset(NodeConfig.OUTBOX, settings.partitions());
+    if (settings.inbox()) {
+      destination.resetInbox();
+    }
     faultLog = databases.destination("chaos-orchestrator");
 
     ChildProcess broker = null;
@@ -103,7 +107,7 @@ final class ChaosRun {
     long publishStart = 0;
     long drainEnd = 0;
     try {
-      if (!settings.relay().equals("table")) {
+      if (settings.brokerRelay()) {
         broker = new ChildProcess("broker", dir, jvmOptions("broker"), BrokerMain.class,
             withArgs(settings.toArgs(), "kind=" + settings.relay(), "dir=" + dir));
         broker.start();
@@ -177,9 +181,11 @@ final class ChaosRun {
       faultLog.close();
     }
 
-    Report report = Checker.check(Checker.read(databases), settings.maxAttemptsNumber(), drained);
+    Report report = Checker.check(Checker.read(databases), settings.maxAttemptsNumber(), drained,
+        settings.exactlyOnce());
     report.title("chaos run '" + settings.run() + "': " + settings.database().configValue() + ", relay "
-        + settings.relay() + ", fencing " + (settings.fencing() ? "on" : "off") + ", " + settings.workers() + " workers, "
+        + settings.relay() + (settings.inbox() ? " through the inbox" : "") + ", fencing "
+        + (settings.fencing() ? "on" : "off") + ", " + settings.workers() + " workers, "
         + settings.partitions() + " partitions, " + settings.messages() + " messages over " + settings.groups()
         + " groups, seed " + settings.seed());
     double publishSeconds = Double.parseDouble(published.getProperty("seconds", "0"));

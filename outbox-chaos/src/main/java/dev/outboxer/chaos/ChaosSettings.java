@@ -33,9 +33,14 @@ final class ChaosSettings {
     DEFAULTS.put("fault-period", "80s");
     DEFAULTS.put("seed", "20261204");
     DEFAULTS.put("fencing", "on");
+    // local: where the handler writes its row: in the worker's transaction, or (a control) on a
+    // connection of its own, outside it, as the README's fine print warns against.
+    DEFAULTS.put("local-write", "transaction");
+    // jms/kafka: the consumer drops copies with outbox-inbox before its handler records them.
+    DEFAULTS.put("inbox", "off");
     DEFAULTS.put("max-attempts", "3");
     DEFAULTS.put("rollback-rate", "0.1");
-    // Relay faults (table relay only): share of records failed on purpose, share of batches that hang.
+    // Relay faults (table and local relays): share of records failed on purpose, share of batches that hang.
     DEFAULTS.put("fail-rate", "0.1");
     DEFAULTS.put("hang-rate", "0.03");
     DEFAULTS.put("hang", "3500ms");
@@ -122,10 +127,46 @@ final class ChaosSettings {
 
   String relay() {
     String relay = values.get("relay");
-    if (!List.of("table", "jms", "kafka").contains(relay)) {
-      throw new IllegalArgumentException("relay=" + relay + " is not a chaos relay: use table, jms or kafka");
+    if (!List.of("table", "local", "jms", "kafka").contains(relay)) {
+      throw new IllegalArgumentException("relay=" + relay + " is not a chaos relay: use table, local, jms or kafka");
     }
     return relay;
+  }
+
+  /** Whether the relay sends to a broker process (jms, kafka), read by a consumer in the orchestrator. */
+  boolean brokerRelay() {
+    return relay().equals("jms") || relay().equals("kafka");
+  }
+
+  /** Whether the local handler writes outside the worker's transaction ({@code local-write=outside}, a control). */
+  boolean localWriteOutside() {
+    String value = values.get("local-write");
+    if (!value.equals("transaction") && !value.equals("outside")) {
+      throw new IllegalArgumentException("local-write=" + value + " must be transaction (the handler's row commits with"
+          + " the deletion) or outside (its own connection: a control that must show duplicates)");
+    }
+    return value.equals("outside");
+  }
+
+  /** Whether the broker consumer drops copies with the inbox ({@code inbox=on}, jms and kafka only). */
+  boolean inbox() {
+    String value = values.get("inbox");
+    if (!value.equals("on") && !value.equals("off")) {
+      throw new IllegalArgumentException("inbox=" + value + " must be on or off");
+    }
+    if (value.equals("on") && !brokerRelay()) {
+      throw new IllegalArgumentException("inbox=on needs a broker consumer: use it with relay=jms or relay=kafka, not"
+          + " relay=" + relay() + " (the local relay is exactly once without an inbox)");
+    }
+    return value.equals("on");
+  }
+
+  /**
+   * Whether every duplicate that reaches the handler is a violation: the local relay commits the
+   * handler's write with the deletion, and the inbox drops copies before the handler.
+   */
+  boolean exactlyOnce() {
+    return relay().equals("local") || inbox();
   }
 
   int workers() { return positiveInt("workers"); }

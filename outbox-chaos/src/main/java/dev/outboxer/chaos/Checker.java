@@ -38,6 +38,9 @@ final class Checker {
    */
   static final long CLAIM_GRACE_MS = 2_000;
 
+  /** Separates a broker arrival's batch from its lane (e.g. {@code token-7@kafka-2}): see {@link #checkOverlap}. */
+  static final String LANE = "@";
+
   /** Everything the checker reads. */
   record Inputs(List<Ledger.Entry> ledger, List<Delivery> deliveries, List<Event> events,
       Map<Long, OutboxerTables.Leftover> leftovers) {}
@@ -47,11 +50,13 @@ final class Checker {
   static Inputs read(Databases databases) throws SQLException {
     List<Ledger.Entry> ledger;
     Map<Long, OutboxerTables.Leftover> leftovers;
+    List<Delivery> deliveries = new ArrayList<>();
     try (Connection outbox = databases.outbox()) {
       ledger = Ledger.read(outbox);
       leftovers = OutboxerTables.leftovers(outbox, NodeConfig.OUTBOX);
+      // relay=local: what the handlers committed with the deletions (empty for the other relays).
+      deliveries.addAll(LocalHandler.read(outbox));
     }
-    List<Delivery> deliveries = new ArrayList<>();
     List<Event> events = new ArrayList<>();
     try (Connection destination = databases.destination("chaos-checker"); Statement statement = destination.createStatement()) {
       try (ResultSet rows = statement.executeQuery("SELECT ts, message_id, group_key, partition_no, token, worker,"
@@ -69,16 +74,26 @@ final class Checker {
         }
       }
     }
+    // One order for both databases' rows: every stamp comes from chaos_clock.
+    deliveries.sort(Comparator.comparingLong(Delivery::ts));
     return new Inputs(ledger, deliveries, events, leftovers);
+  }
+
+  /** {@link #check(Inputs, long, boolean, boolean)} for a relay that may duplicate after faults. */
+  static Report check(Inputs in, long maxAttempts, boolean drained) {
+    return check(in, maxAttempts, drained, false);
   }
 
   /**
    * @param maxAttempts the run's max-attempts ({@link Long#MAX_VALUE} for infinity)
    * @param drained whether the outbox had no pending message when the run stopped
+   * @param exactlyOnce whether every duplicate is a violation (relay {@code local}, or a consumer
+   *     behind the inbox), not only those that are no whole-batch redelivery after a fault
    */
-  static Report check(Inputs in, long maxAttempts, boolean drained) {
+  static Report check(Inputs in, long maxAttempts, boolean drained, boolean exactlyOnce) {
     Report report = new Report();
     report.drained = drained;
+    report.exactlyOnce = exactlyOnce;
     Map<Long, Ledger.Entry> committed = new HashMap<>();
     for (Ledger.Entry entry : in.ledger()) {
       committed.put(entry.id(), entry);
@@ -91,6 +106,8 @@ final class Checker {
       switch (delivery.outcome()) {
         case Destination.REFUSED -> report.refused++;
         case Destination.FAILED -> report.injectedFailures++;
+        case LocalHandler.RAN -> report.handlerRuns++;
+        case Destination.DROPPED -> report.droppedByInbox++;
         default -> {
           Delivery fixed = delivery;
           Ledger.Entry entry = committed.get(delivery.id());
@@ -270,7 +287,12 @@ final class Checker {
     }
   }
 
-  /** Two batches of one partition whose accepted deliveries interleave: two writers were active at once. */
+  /**
+   * Two batches of one partition whose accepted deliveries interleave: two writers were active at
+   * once. Broker arrivals are compared within one lane, the part of their batch id after {@value
+   * #LANE}: a Kafka consumer reads the topic's partitions in no order relative to each other, so two
+   * batches sent one after the other can arrive interleaved across Kafka partitions, never within one.
+   */
   private static void checkOverlap(List<Delivery> accepted, Report report) {
     record Span(String batch, int partition, long token, long first, long last) {}
     Map<String, long[]> spans = new LinkedHashMap<>();
@@ -283,10 +305,12 @@ final class Checker {
       spans.computeIfAbsent(key, k -> new long[] {delivery.ts(), delivery.ts()})[1] = delivery.ts();
       firstOf.putIfAbsent(key, delivery);
     }
-    Map<Integer, List<Span>> byPartition = new TreeMap<>();
+    Map<String, List<Span>> byPartition = new TreeMap<>();
     spans.forEach((key, span) -> {
       Delivery first = firstOf.get(key);
-      byPartition.computeIfAbsent(first.partition(), p -> new ArrayList<>())
+      int lane = first.batch().indexOf(LANE);
+      byPartition.computeIfAbsent(first.partition() + (lane < 0 ? "" : first.batch().substring(lane)),
+              p -> new ArrayList<>())
           .add(new Span(first.batch(), first.partition(), first.token(), span[0], span[1]));
     });
     for (List<Span> partition : byPartition.values()) {

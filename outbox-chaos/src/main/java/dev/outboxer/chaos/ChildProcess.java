@@ -180,8 +180,18 @@ final class ChildProcess {
         expanded.addAll(manifestClassPath(Path.of(entry)));
       }
     }
+    // The inbox is the orchestrator's consumer's (inbox=on). In a node its CDI producer would start
+    // with the container and fail it, finding no data source for the inbox.
+    expanded.removeIf(ChildProcess::isInbox);
     classPath = String.join(File.pathSeparator, expanded);
     return classPath;
+  }
+
+  /** outbox-inbox, as an installed jar or as the reactor's classes directory. */
+  static boolean isInbox(String entry) {
+    Path path = Path.of(entry);
+    String name = path.getFileName() == null ? "" : path.getFileName().toString();
+    return name.matches("outbox-inbox-[^/]*\\.jar") || entry.replace('\\', '/').contains("/outbox-inbox/target/");
   }
 
   private static List<String> manifestClassPath(Path jar) {

@@ -29,6 +29,8 @@ final class Destination {
   static final String ACCEPTED = "ACCEPTED";
   static final String REFUSED = "REFUSED";
   static final String FAILED = "FAILED";
+  /** An arrival the consumer's inbox dropped as a copy: it did not reach the handler. */
+  static final String DROPPED = "DROPPED";
 
   private final Databases databases;
 
@@ -63,6 +65,41 @@ final class Destination {
           fence.setString(1, outbox);
           fence.setInt(2, partition);
           fence.executeUpdate();
+        }
+      }
+    }
+  }
+
+  /**
+   * Drops and creates the inbox's tables in the destination database (the consumer's database),
+   * from the DDL script {@code outbox-inbox} ships.
+   */
+  void resetInbox() throws SQLException {
+    String script = "db/migration/outboxer-inbox/" + (databases.postgres() ? "postgresql" : "mariadb")
+        + "/V1__outboxer_inbox.sql";
+    String ddl;
+    try (var in = Destination.class.getClassLoader().getResourceAsStream(script)) {
+      if (in == null) {
+        throw new IllegalStateException("The inbox script " + script + " is not on the class path: outbox-inbox is"
+            + " a dependency of outbox-chaos");
+      }
+      ddl = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("Cannot read the inbox script " + script, e);
+    }
+    try (Connection connection = databases.destination("chaos-setup");
+        Statement statement = connection.createStatement()) {
+      statement.execute("DROP TABLE IF EXISTS outbox_inbox");
+      statement.execute("DROP TABLE IF EXISTS outbox_inbox_message");
+      StringBuilder withoutComments = new StringBuilder();
+      for (String line : ddl.split("\n")) {
+        if (!line.trim().startsWith("--")) {
+          withoutComments.append(line).append('\n');
+        }
+      }
+      for (String sql : withoutComments.toString().split(";")) {
+        if (!sql.isBlank()) {
+          statement.execute(sql);
         }
       }
     }
@@ -123,6 +160,12 @@ final class Destination {
       String batchId, long batchStart, long batchStartMs, String outcome, String detail) throws SQLException {
     connection.setAutoCommit(true);
     insert(connection, messageId, groupKey, partition, token, worker, batchId, batchStart, batchStartMs, outcome, detail);
+  }
+
+  /** Records a consumer's arrival in the caller's transaction (autocommit as the caller set it). */
+  void record(Connection connection, long messageId, String groupKey, int partition, long token, String worker,
+      String batchId, String outcome, String detail) throws SQLException {
+    insert(connection, messageId, groupKey, partition, token, worker, batchId, 0, 0, outcome, detail);
   }
 
   /** A reading of the clock, e.g. when a batch reaches the relay. */

@@ -39,6 +39,7 @@ final class NodeArgs {
     return switch (settings.relay()) {
       case "table" -> new Class<?>[] {TableRelay.class};
       case "jms" -> new Class<?>[] {JmsBeans.class};
+      case "local" -> new Class<?>[] {LocalHandler.class};
       default -> new Class<?>[0];
     };
   }

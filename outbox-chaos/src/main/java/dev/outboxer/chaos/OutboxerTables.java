@@ -1,6 +1,7 @@
 package dev.outboxer.chaos;
 
 import dev.outboxer.cdi.internal.store.GroupHash;
+import jakarta.persistence.EntityManager;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -54,6 +55,19 @@ final class OutboxerTables {
       }
     }
     return rows;
+  }
+
+  /**
+   * The fencing token of the partition's current claim, read inside the worker's transaction that
+   * made it (the local handler's batch token).
+   */
+  static long claimToken(EntityManager entityManager, String outbox, int partition) {
+    Object token = entityManager.createNativeQuery(
+            "SELECT fencing_token FROM outbox_partition WHERE outbox = ?1 AND partition_no = ?2")
+        .setParameter(1, outbox)
+        .setParameter(2, partition)
+        .getSingleResult();
+    return ((Number) token).longValue();
   }
 
   /**

@@ -12,7 +12,12 @@ import java.util.List;
  *   <li>{@code control}: the short run with fencing off, shorter (60 s of faults, 2,000 messages);
  *       every pause also loses its database sessions, as every relay hang does in both runs;</li>
  *   <li>{@code long}: 100,000 messages over 1,000 groups, 3 workers, 8 partitions, 6 minutes of
- *       faults.</li>
+ *       faults;</li>
+ *   <li>{@code local}: the in-process relay ({@code relay=local}), 1,500 messages, 75 s of every
+ *       fault kind; 2 % of handler calls fail (one failure rolls back the whole batch, so the table
+ *       relay's 10 % would roll back most batches of 10) and 3 % of batches hang;</li>
+ *   <li>{@code inbox}: the Kafka relay with a consumer behind the inbox ({@code relay=kafka
+ *       inbox=on}), 800 messages, 45 s of every fault kind, max-attempts 10.</li>
  * </ul>
  */
 final class Presets {
@@ -28,6 +33,28 @@ final class Presets {
         .with("faults", "pause,connections,kill")
         .with("pause-cut-rate", "1")
         .with("fault-every", "3s");
+  }
+
+  static ChaosSettings local() {
+    return ChaosSettings.defaults()
+        .with("run", "local")
+        .with("relay", "local")
+        .with("messages", "1500")
+        .with("fault-period", "75s")
+        .with("batch-size", "10")
+        .with("fail-rate", "0.02");
+  }
+
+  static ChaosSettings inbox() {
+    return ChaosSettings.defaults()
+        .with("run", "inbox")
+        .with("relay", "kafka")
+        .with("inbox", "on")
+        // A killed worker's Kafka transaction blocks its partition's next producer until the broker
+        // aborts it; with 3 attempts a few dozen messages died meanwhile, which the inbox never sees.
+        .with("max-attempts", "10")
+        .with("messages", "800")
+        .with("fault-period", "45s");
   }
 
   static ChaosSettings longRun() {
@@ -54,7 +81,10 @@ final class Presets {
           case "short" -> ChaosSettings.defaults();
           case "control" -> control();
           case "long" -> longRun();
-          default -> throw new IllegalArgumentException(arg + " is not a preset: use short, control or long");
+          case "local" -> local();
+          case "inbox" -> inbox();
+          default -> throw new IllegalArgumentException(arg + " is not a preset: use short, control, long, local or"
+              + " inbox");
         };
       } else {
         rest.add(plain);

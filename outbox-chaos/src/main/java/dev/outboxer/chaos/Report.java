@@ -11,7 +11,8 @@ import java.util.TreeMap;
  * nothing committed was lost, nothing rolled back arrived, every group arrived in order for an
  * id-filtering consumer, every duplicate was a whole-batch redelivery after a fault, no two batches
  * of a partition were accepted interleaved, every dead letter used up max-attempts, and the outbox
- * drained. A run that committed nothing or injected no fault proves nothing and fails too.
+ * drained. A run that committed nothing or injected no fault proves nothing and fails too. With
+ * {@link #exactlyOnce} (relay {@code local}, or a consumer behind the inbox) any duplicate fails it.
  */
 final class Report {
 
@@ -37,6 +38,12 @@ final class Report {
   int injectedFailures;
   long maxToken;
   boolean drained;
+  /** Whether every duplicate is a violation: nothing may reach the handler twice. */
+  boolean exactlyOnce;
+  /** relay=local: runs of the handler, committed or rolled back with their batch. */
+  int handlerRuns;
+  /** inbox=on: arrivals the inbox dropped before the handler. */
+  int droppedByInbox;
   final Map<String, Integer> faults = new TreeMap<>();
   private final Map<String, List<String>> examples = new LinkedHashMap<>();
   private final Map<String, String> figures = new LinkedHashMap<>();
@@ -68,6 +75,8 @@ final class Report {
   int deadViolations() { return deadViolations; }
   int committed() { return committed; }
   int refused() { return refused; }
+  int handlerRuns() { return handlerRuns; }
+  int droppedByInbox() { return droppedByInbox; }
   boolean drained() { return drained; }
 
   /** The number of process and relay faults logged. */
@@ -96,6 +105,9 @@ final class Report {
     if (orderIds > 0) {
       failures.add(orderIds + " message(s) out of order in " + orderGroups + " group(s)");
     }
+    if (exactlyOnce && duplicates > 0) {
+      failures.add(duplicates + " duplicate(s) reached the handler, where exactly once is promised");
+    }
     if (duplicatesNotWholeBatch > 0) {
       failures.add(duplicatesNotWholeBatch + " duplicate(s) not shaped as whole-batch redelivery");
     }
@@ -123,7 +135,11 @@ final class Report {
     row(out, "loss (committed, never accepted, not dead)", Integer.toString(loss), ok(loss == 0));
     row(out, "phantoms (accepted, never committed)", Integer.toString(phantoms), ok(phantoms == 0));
     row(out, "order violations (ids / groups)", orderIds + " / " + orderGroups, ok(orderIds == 0));
-    row(out, "duplicates (whole-batch after a fault)", duplicates + " (" + duplicatesAfterFault + ")", "");
+    if (exactlyOnce) {
+      row(out, "duplicates (exactly once: none allowed)", Integer.toString(duplicates), ok(duplicates == 0));
+    } else {
+      row(out, "duplicates (whole-batch after a fault)", duplicates + " (" + duplicatesAfterFault + ")", "");
+    }
     row(out, "  not whole-batch", Integer.toString(duplicatesNotWholeBatch), ok(duplicatesNotWholeBatch == 0));
     row(out, "  no fault to blame", Integer.toString(duplicatesUnattributed), ok(duplicatesUnattributed == 0));
     row(out, "overlapping batches (same token)", overlaps + " (" + overlapsSameToken + ")", ok(overlaps == 0));
@@ -134,6 +150,16 @@ final class Report {
         .append(acceptedTotal).append(" total, fenced refusals ").append(refused).append(", injected failures ")
         .append(injectedFailures).append(", highest token ").append(maxToken)
         .append(maxToken <= 1 ? " (the core hands out no fencing tokens yet)" : "").append('\n');
+    if (handlerRuns > 0) {
+      // In the worker's transaction the difference is the runs rolled back with their batch.
+      out.append("local handler: ").append(handlerRuns).append(" runs, ").append(acceptedTotal)
+          .append(" rows committed\n");
+    }
+    if (droppedByInbox > 0 || exactlyOnce && acceptedTotal > 0 && handlerRuns == 0) {
+      out.append("inbox: ").append(acceptedTotal + droppedByInbox).append(" arrivals at the consumer, ")
+          .append(droppedByInbox).append(" dropped by the inbox as copies, ").append(acceptedTotal)
+          .append(" reached the handler\n");
+    }
     out.append("faults: ").append(faults.isEmpty() ? "none" : faults.toString()).append('\n');
     figures.forEach((name, value) -> out.append(name).append(": ").append(value).append('\n'));
     examples.forEach((kind, list) -> list.forEach(text -> out.append("  ").append(kind).append(": ").append(text)

@@ -78,7 +78,7 @@ public class TableRelay implements Relay {
       for (int i = 0; i < records.size(); i++) {
         OutboxRecord record = records.get(i);
         if (i == hangAt) {
-          hang(c, connection, batch, batchId);
+          hang(c, connection, batchId + " partition " + batch.partition());
           overrunLogged = true;
         }
         String group = record.groupKey();
@@ -128,7 +128,7 @@ public class TableRelay implements Relay {
    * ran out, the commit failed): the whole batch comes again, and the checker may blame that on it.
    * A killed worker logs nothing; its kill is logged by the orchestrator.
    */
-  private void watchOutcome(Context c, String batchId, int partition) {
+  static void watchOutcome(Context c, String batchId, int partition) {
     try {
       jtaPropertyManager.getJTAEnvironmentBean().getTransactionSynchronizationRegistry()
           .registerInterposedSynchronization(new Synchronization() {
@@ -153,11 +153,13 @@ public class TableRelay implements Relay {
     }
   }
 
-  /** Hangs past the relay timeout; interrupts from Outboxer's watchdog are swallowed, as by a stuck client. */
-  private void hang(Context c, Connection connection, RelayBatch batch, String batchId) throws SQLException {
+  /**
+   * Hangs past the relay timeout; interrupts from Outboxer's watchdog are swallowed, as by a stuck
+   * client. Logged as {@code relay-hang}, which the orchestrator watches to end the worker's sessions.
+   */
+  static void hang(Context c, Connection connection, String what) throws SQLException {
     long millis = c.settings().hang().toMillis();
-    c.destination().event(connection, "relay-hang", c.node(), batchId + " partition " + batch.partition() + " for "
-        + millis + "ms");
+    c.destination().event(connection, "relay-hang", c.node(), what + " for " + millis + "ms");
     long end = System.nanoTime() + millis * 1_000_000;
     int interrupts = 0;
     for (long left = end - System.nanoTime(); left > 0; left = end - System.nanoTime()) {
@@ -167,7 +169,7 @@ public class TableRelay implements Relay {
         interrupts++;
       }
     }
-    c.destination().event(connection, "relay-hang-end", c.node(), batchId + ", interrupts ignored: " + interrupts);
+    c.destination().event(connection, "relay-hang-end", c.node(), what + ", interrupts ignored: " + interrupts);
   }
 
   private static void sleepQuietly(long millis) {

@@ -24,7 +24,10 @@ public final class WorkerMain {
     int incarnation = Integer.parseInt(NodeArgs.value(args, "incarnation"));
     Databases databases = new Databases(settings.database());
     JdbcTarget outboxDatabase = databases.nodeTarget("chaos-" + node);
-    TableRelay.use(new TableRelay.Context(settings, node, incarnation, databases, new Destination(databases)));
+    TableRelay.Context context =
+        new TableRelay.Context(settings, node, incarnation, databases, new Destination(databases));
+    TableRelay.use(context);
+    LocalHandler.use(context);
     JmsBeans.broker = settings.broker();
     boolean xa = settings.relay().equals("jms");
     if (xa) {

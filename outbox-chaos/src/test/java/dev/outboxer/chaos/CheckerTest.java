@@ -130,6 +130,46 @@ class CheckerTest {
   }
 
   @Test
+  void with_exactly_once_promised_even_a_whole_batch_redelivered_after_a_fault_fails_the_run() {
+    committed(1, "a", 1, 0);
+    committed(2, "a", 2, 0);
+    long start = tick();
+    accepted(1, "a", 0, 1, "w1", "w1/1/1", start);
+    fault("kill", "w1");
+    start = tick();
+    accepted(1, "a", 0, 2, "w2", "w2/1/1", start);
+    accepted(2, "a", 0, 2, "w2", "w2/1/1", start);
+    Checker.Inputs inputs = new Checker.Inputs(ledger, deliveries, events, leftovers);
+    assertThat(Checker.check(inputs, 3, true, false).failures()).isEmpty();
+    Report strict = Checker.check(inputs, 3, true, true);
+    assertThat(strict.duplicates()).isEqualTo(1);
+    assertThat(strict.failures()).anyMatch(text -> text.contains("1 duplicate(s) reached the handler"));
+    assertThat(strict.table()).contains("duplicates (exactly once: none allowed)").contains("VIOLATED");
+  }
+
+  @Test
+  void copies_the_inbox_dropped_and_rolled_back_handler_runs_are_counted_but_are_not_deliveries() {
+    committed(1, "a", 1, 0);
+    committed(2, "a", 2, 0);
+    long start = tick();
+    deliveries.add(new Checker.Delivery(++clock, 1, "a", 0, 1, "w1", "w1/1/1", start, wallOf(start), LocalHandler.RAN));
+    fault("connections", "w1");
+    accepted(1, "a", 0, 1, "consumer", "token-1", 0);
+    deliveries.add(new Checker.Delivery(++clock, 1, "a", 0, 1, "consumer", "token-1", 0, 0, Destination.DROPPED));
+    accepted(2, "a", 0, 1, "consumer", "token-1", 0);
+    Report report = Checker.check(new Checker.Inputs(ledger, deliveries, events, leftovers), 3, true, true);
+    assertThat(report.failures()).isEmpty();
+    assertThat(report.duplicates()).isZero();
+    assertThat(report.droppedByInbox()).isEqualTo(1);
+    assertThat(report.handlerRuns()).isEqualTo(1);
+    // Without its DROPPED mark the copy would be a duplicate that reached the handler.
+    deliveries.set(3, new Checker.Delivery(deliveries.get(3).ts(), 1, "a", 0, 1, "consumer", "token-1", 0, 0,
+        Destination.ACCEPTED));
+    assertThat(Checker.check(new Checker.Inputs(ledger, deliveries, events, leftovers), 3, true, true).passed())
+        .isFalse();
+  }
+
+  @Test
   void a_fault_during_the_earlier_batch_but_logged_before_its_first_delivery_still_counts() {
     committed(1, "a", 1, 0);
     long start = tick();
@@ -193,6 +233,26 @@ class CheckerTest {
     Report report = check(3);
     assertThat(report.overlaps()).isEqualTo(1);
     assertThat(report.passed()).isFalse();
+  }
+
+  @Test
+  void kafka_arrivals_of_two_batches_interleave_harmlessly_across_kafka_partitions_but_not_within_one() {
+    committed(1, "a", 1, 0);
+    committed(2, "b", 1, 0);
+    committed(3, "c", 1, 0);
+    fault("kill", "w1");
+    // Batch 5 went to Kafka partitions 0 and 1, batch 6 (sent after it) to partition 2: the consumer
+    // read partition 1 last.
+    accepted(1, "a", 0, 5, "consumer", "token-5@kafka-0", 0);
+    accepted(2, "b", 0, 6, "consumer", "token-6@kafka-2", 0);
+    accepted(3, "c", 0, 5, "consumer", "token-5@kafka-1", 0);
+    assertThat(check(3).overlaps()).isZero();
+    // Within one Kafka partition the consumer's order is the log's: interleaved batches had two writers.
+    deliveries.set(2, new Checker.Delivery(deliveries.get(2).ts(), 3, "c", 0, 5, "consumer", "token-5@kafka-0", 0, 0,
+        Destination.ACCEPTED));
+    deliveries.set(1, new Checker.Delivery(deliveries.get(1).ts(), 2, "b", 0, 6, "consumer", "token-6@kafka-0", 0, 0,
+        Destination.ACCEPTED));
+    assertThat(check(3).overlaps()).isEqualTo(1);
   }
 
   @Test

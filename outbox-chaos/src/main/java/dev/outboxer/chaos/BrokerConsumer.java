@@ -91,7 +91,8 @@ final class BrokerConsumer implements AutoCloseable {
         long token = longProperty(message, "outboxFencingToken", 0);
         int partition = (int) longProperty(message, "outboxPartition", -1);
         record(connection, destination, message.getLongProperty("outboxId"), message.getStringProperty("outboxGroupKey"),
-            partition, token, "token-" + token, inbox == null ? null : JmsInboxMessage.from(message));
+            partition, token, "token-" + token, message.getJMSTimestamp(),
+            inbox == null ? null : JmsInboxMessage.from(message));
         // After the database commit: a crash in between redelivers a message the inbox then drops.
         message.acknowledge();
       }
@@ -120,7 +121,7 @@ final class BrokerConsumer implements AutoCloseable {
           int partition = Integer.parseInt(header(record, "outbox-partition", "-1"));
           // The Kafka partition is the arrival's lane: only within one is the consumer's order the send order.
           record(connection, destination, id, header(record, "outbox-group-key", null), partition, token,
-              "token-" + token + Checker.LANE + "kafka-" + record.partition(),
+              "token-" + token + Checker.LANE + "kafka-" + record.partition(), record.timestamp(),
               inbox == null ? null : KafkaInboxMessage.from(record));
         }
         if (inbox != null) {
@@ -135,15 +136,20 @@ final class BrokerConsumer implements AutoCloseable {
     return header == null ? absent : new String(header.value(), StandardCharsets.UTF_8);
   }
 
-  /** Records one arrival; with the inbox ({@code message} not null), in one transaction with its accept. */
+  /**
+   * Records one arrival; with the inbox ({@code message} not null), in one transaction with its accept.
+   * {@code sentAtMs} is the broker's send time (Kafka's CreateTime, JMSTimestamp): the checker blames a
+   * repeat on faults from shortly before it, as it does from a table batch's start.
+   */
   private void record(Connection connection, Destination destination, long id, String group, int partition, long token,
-      String batch, InboxMessage message) throws Exception {
+      String batch, long sentAtMs, InboxMessage message) throws Exception {
     if (message == null) {
-      destination.attempt(connection, id, group, partition, token, "consumer", batch, 0, 0, Destination.ACCEPTED, null);
+      destination.attempt(connection, id, group, partition, token, "consumer", batch, 0, Math.max(0, sentAtMs),
+          Destination.ACCEPTED, null);
     } else {
       try {
         boolean accepted = inbox.accept(connection, message);
-        destination.record(connection, id, group, partition, token, "consumer", batch,
+        destination.record(connection, id, group, partition, token, "consumer", batch, Math.max(0, sentAtMs),
             accepted ? Destination.ACCEPTED : Destination.DROPPED, accepted ? null : "dropped by the inbox");
         connection.commit();
       } catch (Exception e) {

@@ -261,11 +261,19 @@ final class Checker {
         for (Event event : events) {
           // A fault from shortly before the earlier batch reached the relay (its claim and read) up to
           // the repeat can have undone that batch.
-          boolean afterStart = batchesKnown && earlier.batchStartMs() > 0
-              ? event.ts() > earlier.batchStart() || event.atMs() >= earlier.batchStartMs() - CLAIM_GRACE_MS
-              : event.ts() > earlier.ts();
+          // Broker arrivals name no worker, so a fault of any worker counts; their batchStartMs is the send time.
+          boolean brokerArrival = earlier.worker().equals("consumer");
+          boolean afterStart;
+          if (brokerArrival) {
+            afterStart = earlier.batchStartMs() > 0 ? event.atMs() >= earlier.batchStartMs() - CLAIM_GRACE_MS
+                : event.ts() > earlier.ts();
+          } else {
+            afterStart = batchesKnown && earlier.batchStartMs() > 0
+                ? event.ts() > earlier.batchStart() || event.atMs() >= earlier.batchStartMs() - CLAIM_GRACE_MS
+                : event.ts() > earlier.ts();
+          }
           if (afterStart && event.ts() < repeat.ts()
-              && (!batchesKnown || earlier.worker().equals(event.target()) || "*".equals(event.target()))) {
+              && (brokerArrival || earlier.worker().equals(event.target()) || "*".equals(event.target()))) {
             attributed = true;
             break;
           }

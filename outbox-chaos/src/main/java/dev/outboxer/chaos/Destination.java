@@ -162,10 +162,10 @@ final class Destination {
     insert(connection, messageId, groupKey, partition, token, worker, batchId, batchStart, batchStartMs, outcome, detail);
   }
 
-  /** Records a consumer's arrival in the caller's transaction (autocommit as the caller set it). */
+  /** Records a consumer's arrival in the caller's transaction (autocommit as the caller set it), sent at {@code sentAtMs}. */
   void record(Connection connection, long messageId, String groupKey, int partition, long token, String worker,
-      String batchId, String outcome, String detail) throws SQLException {
-    insert(connection, messageId, groupKey, partition, token, worker, batchId, 0, 0, outcome, detail);
+      String batchId, long sentAtMs, String outcome, String detail) throws SQLException {
+    insert(connection, messageId, groupKey, partition, token, worker, batchId, 0, sentAtMs, outcome, detail);
   }
 
   /** A reading of the clock, e.g. when a batch reaches the relay. */

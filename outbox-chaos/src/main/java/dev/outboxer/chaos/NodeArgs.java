@@ -38,7 +38,8 @@ final class NodeArgs {
   static Class<?>[] relayBeans(ChaosSettings settings) {
     return switch (settings.relay()) {
       case "table" -> new Class<?>[] {TableRelay.class};
-      case "jms" -> new Class<?>[] {JmsBeans.class};
+      case "jms" -> new Class<?>[] {JmsBeans.class, BrokerBatchWatch.class};
+      case "kafka" -> new Class<?>[] {BrokerBatchWatch.class};
       case "local" -> new Class<?>[] {LocalHandler.class};
       default -> new Class<?>[0];
     };

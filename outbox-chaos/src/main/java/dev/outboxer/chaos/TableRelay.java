@@ -50,6 +50,11 @@ public class TableRelay implements Relay {
     context = workerContext;
   }
 
+  /** The worker process's context, or null outside a chaos worker. */
+  static Context context() {
+    return context;
+  }
+
   @Override
   public void relay(RelayBatch batch) throws Exception {
     Context c = context;

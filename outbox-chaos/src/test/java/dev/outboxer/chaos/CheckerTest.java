@@ -255,6 +255,26 @@ class CheckerTest {
     assertThat(check(3).overlaps()).isEqualTo(1);
   }
 
+  /*
+   * Found by the long Kafka run: broker arrivals carry tokens (so their batches are known) but name no
+   * worker, and every repeat was reported as having "no fault of consumer" to blame.
+   */
+  @Test
+  void a_repeated_broker_arrival_is_blamed_on_a_fault_of_any_worker_from_its_send_time_on() {
+    committed(1, "a", 1, 0);
+    long sent = tick();
+    deliveries.add(new Checker.Delivery(++clock, 1, "a", 0, 5, "consumer", "token-5@kafka-0", 0, wallOf(sent),
+        Destination.ACCEPTED));
+    fault("batch-rolled-back", "worker-2");
+    accepted(1, "a", 0, 6, "consumer", "token-6@kafka-0", 0);
+    Report report = check(3);
+    assertThat(report.duplicates()).isEqualTo(1);
+    assertThat(report.failures()).isEmpty();
+
+    events.clear();
+    assertThat(check(3).failures()).as("no fault at all").isNotEmpty();
+  }
+
   @Test
   void batches_of_different_partitions_may_interleave() {
     committed(1, "a", 1, 0);

@@ -3,6 +3,7 @@ package dev.outboxer.inbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxer.Outbox;
+import dev.outboxer.kafka.EmbeddedKafkaBroker;
 import dev.outboxer.testing.OutboxTestContainer;
 import dev.outboxer.testing.TestDatabase;
 import java.time.Duration;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The inbox behind a Kafka consumer, end to end: messages published through the real core on
@@ -33,7 +35,8 @@ class KafkaInboxEndToEndTest {
   private static final Duration WAIT = Duration.ofSeconds(90);
   private static final String TOPIC = "outbox.orders";
 
-  private TestKafka kafka;
+  @RegisterExtension static final EmbeddedKafkaBroker KAFKA = new EmbeddedKafkaBroker();
+
   private OutboxTestContainer container;
   private Outbox outbox;
   private RedeliveringInterceptor redelivering;
@@ -42,8 +45,7 @@ class KafkaInboxEndToEndTest {
   void start() throws Exception {
     TestDatabase.POSTGRESQL.assumeAvailable();
     InboxTestSchema.reset(TestDatabase.POSTGRESQL);
-    kafka = TestKafka.start();
-    kafka.createTopic(TOPIC, 3);
+    KAFKA.createTopic(TOPIC, 3, Map.of());
     Map<String, String> config = new LinkedHashMap<>();
     config.put("outbox.orders.relay", "kafka");
     config.put("outbox.orders.partitions", "2");
@@ -51,7 +53,7 @@ class KafkaInboxEndToEndTest {
     config.put("outbox.orders.poll-interval", "100ms");
     config.put("outbox.orders.max-poll-interval", "300ms");
     config.put("outbox.orders.kafka.topic", TOPIC);
-    config.put("outbox.orders.kafka.bootstrap.servers", kafka.bootstrapServers());
+    config.put("outbox.orders.kafka.bootstrap.servers", KAFKA.bootstrapServers());
     container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL)
         .config(config)
         .viaDataSource()
@@ -65,9 +67,6 @@ class KafkaInboxEndToEndTest {
   void stop() throws Exception {
     if (container != null) {
       container.close();
-    }
-    if (kafka != null) {
-      kafka.close();
     }
   }
 
@@ -93,7 +92,7 @@ class KafkaInboxEndToEndTest {
     ProcessingConsumer consumer = new ProcessingConsumer(container);
     long deadline = System.nanoTime() + WAIT.toNanos();
     try (KafkaConsumer<String, String> receiver = new KafkaConsumer<>(Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers(),
         ConsumerConfig.GROUP_ID_CONFIG, "inbox-test",
         ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
         ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",

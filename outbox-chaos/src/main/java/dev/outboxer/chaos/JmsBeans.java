@@ -1,5 +1,6 @@
 package dev.outboxer.chaos;
 
+import dev.outboxer.jms.narayana.BrokerFirstTransactionHelper;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
@@ -8,14 +9,12 @@ import jakarta.jms.ConnectionFactory;
 import jakarta.jms.Queue;
 import org.apache.activemq.artemis.jms.client.ActiveMQQueue;
 import org.apache.activemq.artemis.jms.client.ActiveMQXAConnectionFactory;
-import org.jboss.narayana.jta.jms.ConnectionFactoryProxy;
-import org.jboss.narayana.jta.jms.TransactionHelperImpl;
 
 /**
  * The JMS objects of a chaos node (relay {@code jms}), as a Java SE application produces them:
- * Narayana's {@link ConnectionFactoryProxy} over Artemis' XA factory on the broker process's TCP
- * port, so that the relay's session enlists in the worker's transaction (two-phase commit with the
- * database).
+ * Narayana's {@code ConnectionFactoryProxy} over Artemis' XA factory on the broker process's TCP
+ * port, through {@link BrokerFirstTransactionHelper}, so that the relay's session enlists in the
+ * worker's transaction (two-phase commit with the database) as the branch that commits first.
  */
 @ApplicationScoped
 public class JmsBeans {
@@ -33,8 +32,9 @@ public class JmsBeans {
       throw new IllegalStateException("The chaos JMS node has no broker address: the orchestrator passes broker=host:port");
     }
     xaFactory = new ActiveMQXAConnectionFactory("tcp://" + broker + "?reconnectAttempts=0");
-    return new ConnectionFactoryProxy(xaFactory,
-        new TransactionHelperImpl(com.arjuna.ats.jta.TransactionManager.transactionManager()));
+    // The README's Java SE wiring: the broker's branch commits first, so a worker killed between the
+    // two commits leaves its database branch prepared and holding the partition until recovery.
+    return BrokerFirstTransactionHelper.connectionFactory(xaFactory);
   }
 
   @Produces

@@ -32,6 +32,17 @@ final class XaRecovery {
     System.setProperty("RecoveryEnvironmentBean.recoveryBackoffPeriod", "1");
     // Several workers share the machine: no fixed listener port.
     System.setProperty("RecoveryEnvironmentBean.recoveryListener", "false");
+    // Without recovery nodes Narayana never rolls back an orphan: a branch a killed worker prepared
+    // before it wrote its decision stays prepared, holding its partition's lock, for ever. This
+    // node recovers the transactions it started (its own identifier, set by the orchestrator).
+    String node = System.getProperty("CoreEnvironmentBean.nodeIdentifier");
+    if (node == null || node.isBlank()) {
+      throw new IllegalStateException("A jms worker needs -DCoreEnvironmentBean.nodeIdentifier for its XA recovery");
+    }
+    System.setProperty("JTAEnvironmentBean.xaRecoveryNodes", node);
+    // Every resource manager of the batch is scanned (the database and the broker): a logged branch
+    // that none of them knows any more was completed before the crash.
+    System.setProperty("JTAEnvironmentBean.xaAssumeRecoveryComplete", "true");
   }
 
   static RecoveryManager start(JdbcTarget database, String broker) {

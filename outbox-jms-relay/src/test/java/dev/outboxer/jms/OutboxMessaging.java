@@ -1,5 +1,6 @@
 package dev.outboxer.jms;
 
+import dev.outboxer.jms.narayana.BrokerFirstTransactionHelper;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -10,16 +11,15 @@ import jakarta.jms.Queue;
 import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
 import org.apache.activemq.artemis.jms.client.ActiveMQQueue;
 import org.apache.activemq.artemis.jms.client.ActiveMQXAConnectionFactory;
-import org.jboss.narayana.jta.jms.ConnectionFactoryProxy;
-import org.jboss.narayana.jta.jms.TransactionHelperImpl;
 
 /**
  * The JMS objects of the end-to-end tests, produced as CDI beans the way a Java SE application
  * does it (README: "Wiring ... Java SE") and selected by {@code outbox.<name>.jms.*} names.
  *
  * <ul>
- *   <li>{@value #XA_FACTORY}: Narayana's {@link ConnectionFactoryProxy} over Artemis' XA factory;
- *       the relay's session enlists in the worker's transaction.</li>
+ *   <li>{@value #XA_FACTORY}: Narayana's {@code ConnectionFactoryProxy} over Artemis' XA factory,
+ *       through {@link BrokerFirstTransactionHelper}; the relay's session enlists in the worker's
+ *       transaction as the branch that commits first.</li>
  *   <li>{@value #PROBED_XA_FACTORY}: the same, behind a {@link WorkerTransactionProbe} that lets a
  *       test act inside the worker's transaction.</li>
  *   <li>{@value #PLAIN_FACTORY}: Artemis' plain factory; sends are delivered before the database
@@ -42,10 +42,7 @@ public class OutboxMessaging {
   void create() {
     xaFactory = new ActiveMQXAConnectionFactory(EmbeddedArtemis.URL);
     plainFactory = new ActiveMQConnectionFactory(EmbeddedArtemis.URL);
-    jtaAwareFactory =
-        new ConnectionFactoryProxy(
-            xaFactory,
-            new TransactionHelperImpl(com.arjuna.ats.jta.TransactionManager.transactionManager()));
+    jtaAwareFactory = BrokerFirstTransactionHelper.connectionFactory(xaFactory);
     probedFactory = new WorkerTransactionProbe(jtaAwareFactory);
   }
 

@@ -1,0 +1,7 @@
+/**
+ * Java SE with Narayana: {@link dev.outboxer.jms.narayana.BrokerFirstTransactionHelper} makes the
+ * JMS relay's XA session the branch that commits first, so that a node killed between the two
+ * commits of a batch cannot let a group's next messages overtake the batch. Needs Narayana on the
+ * class path (an optional dependency of this module); nothing else in the relay does.
+ */
+package dev.outboxer.jms.narayana;

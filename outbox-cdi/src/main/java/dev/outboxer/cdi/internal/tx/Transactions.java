@@ -79,6 +79,8 @@ public class Transactions {
   public final class Tx {
     private final UserTransaction transaction;
     private volatile boolean ended;
+    /** Whether this thread called commit or rollback: only that dissociates it from the transaction. */
+    private boolean finishedHere;
     private Exception failure;
 
     private Tx(UserTransaction transaction) {
@@ -104,6 +106,7 @@ public class Transactions {
     }
 
     public Outcome commit() {
+      finishedHere = true;
       try {
         transaction.commit();
         return Outcome.COMMITTED;
@@ -128,11 +131,24 @@ public class Transactions {
 
     public void rollback() {
       ended = true;
+      finishedHere = true;
       try {
         transaction.rollback();
       } catch (Exception e) {
         LOG.log(Level.FINE, "Rolling back Outboxer's transaction failed (it may have timed out already)", e);
         disassociate();
+      }
+    }
+
+    /**
+     * Ends the transaction on its own thread if that thread has not committed or rolled it back yet,
+     * also when the transaction manager has already rolled it back (its timeout passed): the
+     * transaction manager leaves such a transaction associated with the thread until the thread
+     * ends it, and a pooled worker thread would otherwise fail every later begin.
+     */
+    public void release() {
+      if (!finishedHere) {
+        rollback();
       }
     }
 
@@ -193,15 +209,21 @@ public class Transactions {
       resetTimeout(transaction);
     }
     Tx tx = new Tx(transaction);
-    registry().registerInterposedSynchronization(new Synchronization() {
-      @Override
-      public void beforeCompletion() {}
+    try {
+      registry().registerInterposedSynchronization(new Synchronization() {
+        @Override
+        public void beforeCompletion() {}
 
-      @Override
-      public void afterCompletion(int status) {
-        tx.ended = true;
-      }
-    });
+        @Override
+        public void afterCompletion(int status) {
+          tx.ended = true;
+        }
+      });
+    } catch (RuntimeException e) {
+      // Timed out already (a pause right after the begin): give the thread back without a transaction.
+      tx.rollback();
+      throw e;
+    }
     return tx;
   }
 

@@ -92,9 +92,8 @@ public class BatchProcessor {
       }
       return relayAndFinish(settings, partition, relay, cursor, claim, batch, tx, leaseEnd);
     } catch (Exception | Error e) {
-      if (tx.active()) {
-        tx.rollback();
-      }
+      // Also when the transaction manager rolled it back already (timeout): only this thread's rollback frees it.
+      tx.release();
       if (batch != null && batch.relayed) {
         // The relay may have delivered some of it: the rows stay pending and go out again.
         LOG.log(Level.FINE, "Outbox '" + settings.name() + "', partition " + partition + ": the batch failed after the"

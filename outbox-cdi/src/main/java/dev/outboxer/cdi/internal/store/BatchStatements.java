@@ -22,7 +22,8 @@ import java.util.List;
  * claimed partition by primary key or by the partition's own index range, and nothing else: no
  * gap locks on MariaDB, nothing another partition's batch waits for.
  *
- * <p>On PostgreSQL each step is one statement (one round trip); MariaDB, H2 and SQLite take a few more.
+ * <p>On PostgreSQL the claim and the read go to the database together (one round trip), the finish is
+ * one statement; MariaDB, H2 and SQLite take a few more.
  *
  * <p>SQLite has no row locks: a claim begins by drawing its fencing token, a write that waits for
  * the database's single write lock (up to the connection's {@code busy_timeout}) and keeps it until
@@ -41,12 +42,22 @@ public class BatchStatements {
   private static final String MESSAGE_COLUMNS_AS_TEXT = "id, group_key, message_type, content_type, payload, headers,"
       + " attempts, CAST(next_attempt_at AS CHAR), CAST(created_at AS CHAR)";
 
+  /**
+   * A setting local to the batch transaction that the PostgreSQL claim sets to a non-empty value when it took the
+   * partition. The claim and the read go to the database in one round trip, before the worker knows whether the
+   * claim succeeded; the read returns nothing without it (a one-time filter: the plan is the same), so that a
+   * worker that polls a partition held by another node reads none of its rows.
+   */
+  private static final String CLAIMED_SETTING = "outboxer.partition_claimed";
+  private static final String CLAIMED = "COALESCE(current_setting('" + CLAIMED_SETTING + "', true), '') <> ''";
+
   /*
    * PostgreSQL claim. The sub-select locks the partition row or skips it if another transaction holds it; the
    * update takes a new fencing token from the sequence and records the owner; the outer select always returns the
    * rules in force (also when the partition is held elsewhere or no longer exists), the sequence's last value (see
    * PartitionCursor) and sets this transaction's idle timeout: a worker that stops talking to the database inside
    * its batch (a paused JVM) loses its session, and with it the claim, instead of holding the partition forever.
+   * It also sets CLAIMED_SETTING for the rest of the transaction: whether the claim succeeded.
    * Parameters: 1 owner node, 2 owner instance, 3 claimed at, 4 outbox, 5 partition, 6 idle timeout (ms), 7 outbox.
    */
   private static final String CLAIM_POSTGRESQL = "WITH c AS ("
@@ -59,7 +70,9 @@ public class BatchStatements {
       + " SELECT r.partition_count, r.layout_version, c.fencing_token, c.previous,"
       // Before the first nextval, last_value is the start value although no id was handed out yet.
       + " (SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM outbox_message_seq),"
-      + " set_config('idle_in_transaction_session_timeout', ?, true)"
+      + " set_config('idle_in_transaction_session_timeout', ?, true),"
+      // Marks this transaction as holding the partition, for the read that follows the claim in the same round trip.
+      + " set_config('" + CLAIMED_SETTING + "', CASE WHEN c.fencing_token IS NULL THEN '' ELSE 'yes' END, true)"
       + " FROM outbox_rules r LEFT JOIN c ON TRUE WHERE r.outbox = ?";
 
   /*
@@ -70,25 +83,34 @@ public class BatchStatements {
    * come, with payload, below the cursor as well as above it.
    * Parameters: 1 outbox, 2 partition, 3 outbox, 4 partition, 5 scan from, [6 now,] limit, now.
    */
-  private static final String READ_POSTGRESQL_HEAD = "WITH w AS MATERIALIZED ("
+  private static final String READ_POSTGRESQL_W = "WITH w AS MATERIALIZED ("
       + " SELECT id, group_key, next_attempt_at FROM outbox_message"
-      + " WHERE outbox = ? AND partition_no = ? AND next_attempt_at IS NOT NULL AND status = 'PENDING')"
-      // The clock now (after the claim read the sequence), and the start of the oldest transaction still running in
-      // this database on another connection; 0 while any transaction is prepared (two-phase) or hidden from us.
+      + " WHERE outbox = ? AND partition_no = ? AND next_attempt_at IS NOT NULL AND status = 'PENDING'"
+      + " AND " + CLAIMED + ")"
+      // The clock now (after the claim read the sequence), and what the probe found (see READ_POSTGRESQL_PROBE).
       + " SELECT 'S' AS kind, CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS bigint) AS id, NULL AS group_key,"
       + " NULL AS message_type, NULL AS content_type, NULL::bytea AS payload, NULL AS headers, 0 AS attempts,"
-      + " NULL::timestamp AS next_attempt_at, NULL::timestamp AS created_at,"
-      + " CASE WHEN EXISTS (SELECT 1 FROM pg_prepared_xacts WHERE database = current_database())"
+      + " NULL::timestamp AS next_attempt_at, NULL::timestamp AS created_at, ";
+  /*
+   * The start of the oldest transaction still running in this database on another connection (the clock if none);
+   * 0 while any transaction is prepared (two-phase) or hidden from us. Reading pg_stat_activity copies every
+   * backend's status, the most expensive part of the read: it is only asked for when the cursor has a checkpoint
+   * that it could settle (PartitionCursor#needsRunningProbe), otherwise the column is 0 ("cannot be told").
+   */
+  private static final String READ_POSTGRESQL_PROBE = "CASE WHEN EXISTS (SELECT 1 FROM pg_prepared_xacts WHERE database"
+      + " = current_database())"
       + "   OR EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
       + "     AND backend_type = 'client backend' AND state IS NULL)"
       + " THEN 0 ELSE CAST(EXTRACT(EPOCH FROM COALESCE((SELECT MIN(xact_start) FROM pg_stat_activity"
       + "   WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL),"
-      + "   clock_timestamp())) * 1000000 AS bigint) END AS extra"
+      + "   clock_timestamp())) * 1000000 AS bigint) END";
+  private static final String READ_POSTGRESQL_NO_PROBE = "CAST(0 AS bigint)";
+  private static final String READ_POSTGRESQL_BODY = " AS extra WHERE " + CLAIMED
       + " UNION ALL SELECT 'W', id, group_key, NULL, NULL, NULL, NULL, 0, next_attempt_at, NULL, 0 FROM w"
       + " UNION ALL (SELECT 'M', " + MESSAGE_COLUMNS + ", 0 FROM outbox_message m"
       // Fresh rows only, through the partial ready index: the due retries come as 'D' rows, wherever they are.
       + "   WHERE m.outbox = ? AND m.partition_no = ? AND m.status = 'PENDING' AND m.next_attempt_at IS NULL"
-      + "   AND m.id >= ?";
+      + "   AND m.id >= ? AND " + CLAIMED;
   private static final String READ_POSTGRESQL_GROUP =
       "   AND NOT EXISTS (SELECT 1 FROM w WHERE w.group_key = m.group_key AND w.id < m.id AND w.next_attempt_at > ?)";
   private static final String READ_POSTGRESQL_TOTAL =
@@ -149,10 +171,26 @@ public class BatchStatements {
    * @param waiting every message of the partition that waits for a retry
    * @param readAtMicros PostgreSQL: the database clock at the read, in microseconds (0 elsewhere)
    * @param oldestRunningMicros PostgreSQL: when the oldest transaction still running on another
-   *     connection began, in microseconds (the read's clock if none; 0 if it cannot be told)
+   *     connection began, in microseconds (the read's clock if none; 0 if it cannot be told or
+   *     was not asked for)
    */
   public record Read(List<StoredMessage> rows, int scanned, long lastScannedId, List<Waiting> waiting,
       long readAtMicros, long oldestRunningMicros) {}
+
+  /**
+   * What a read asks for.
+   *
+   * @param ordering the outbox's ordering: which rows a waiting message holds back
+   * @param scanFrom the lowest id of a fresh row to read (the partition's cursor)
+   * @param limit at most this many fresh rows
+   * @param probeRunning PostgreSQL: whether to find out when the oldest running transaction began
+   *     ({@link Read#oldestRunningMicros()}; 0 without), which only a cursor with a checkpoint to
+   *     settle needs; elsewhere ignored
+   */
+  public record ReadRequest(Ordering ordering, long scanFrom, int limit, boolean probeRunning) {}
+
+  /** A claim, and the read that followed it if it took the partition (else null). */
+  public record ClaimedRead(Claim claim, Read read) {}
 
   /** A failed attempt to record: a retry time, or none (dead). */
   public record Failure(long id, int attempts, LocalDateTime nextAttemptAt, String error) {}
@@ -162,20 +200,9 @@ public class BatchStatements {
     Dialect dialect = database.dialect();
     if (dialect == Dialect.POSTGRESQL) {
       try (PreparedStatement statement = connection.prepareStatement(CLAIM_POSTGRESQL)) {
-        statement.setString(1, node);
-        statement.setString(2, instance);
-        Sql.setUtc(statement, 3, now);
-        statement.setString(4, outbox);
-        statement.setInt(5, partition);
-        statement.setString(6, Long.toString(idleTimeoutMillis));
-        statement.setString(7, outbox);
+        bindPostgresqlClaim(statement, outbox, partition, node, instance, now, idleTimeoutMillis);
         try (ResultSet rows = statement.executeQuery()) {
-          if (!rows.next()) {
-            throw missingRules(outbox);
-          }
-          long token = rows.getLong(3);
-          boolean claimed = !rows.wasNull();
-          return new Claim(claimed, token, rows.getString(4), rows.getInt(1), rows.getInt(2), rows.getLong(5));
+          return postgresqlClaim(rows, outbox);
         }
       }
     }
@@ -201,6 +228,62 @@ public class BatchStatements {
       recordOwner(connection, outbox, partition, node, instance, now, claim.fencingToken());
     }
     return withRules(connection, outbox, claim);
+  }
+
+  /**
+   * Claims the partition and, if that succeeded, reads it ({@link #read}): on PostgreSQL both in
+   * one round trip, two statements of the same transaction, the read returning nothing unless the
+   * claim took the partition. The read starts where {@code request} says, before the caller knows
+   * who held the partition last: a caller that must then read from elsewhere reads again.
+   *
+   * @return the claim, and the read or null if the partition was not claimed
+   */
+  public ClaimedRead claimAndRead(Connection connection, String outbox, int partition, String node, String instance,
+      LocalDateTime now, long idleTimeoutMillis, ReadRequest request) throws SQLException {
+    if (database.dialect() != Dialect.POSTGRESQL) {
+      Claim claim = claim(connection, outbox, partition, node, instance, now, idleTimeoutMillis);
+      return new ClaimedRead(claim, claim.claimed() ? read(connection, outbox, partition, request, now) : null);
+    }
+    try (PreparedStatement statement = connection.prepareStatement(CLAIM_POSTGRESQL + ";\n"
+        + postgresqlReadSql(request.ordering(), request.probeRunning()))) {
+      int index = bindPostgresqlClaim(statement, outbox, partition, node, instance, now, idleTimeoutMillis);
+      bindPostgresqlRead(statement, index, outbox, partition, request, now);
+      if (!statement.execute()) {
+        throw new SQLException("The claim returned no result set");
+      }
+      Claim claim;
+      try (ResultSet rows = statement.getResultSet()) {
+        claim = postgresqlClaim(rows, outbox);
+      }
+      if (!statement.getMoreResults()) {
+        throw new SQLException("The read after the claim returned no result set");
+      }
+      try (ResultSet rows = statement.getResultSet()) {
+        return new ClaimedRead(claim, claim.claimed() ? postgresqlRead(rows) : null);
+      }
+    }
+  }
+
+  /** Binds the PostgreSQL claim's parameters from 1 on; returns the next index. */
+  private static int bindPostgresqlClaim(PreparedStatement statement, String outbox, int partition, String node,
+      String instance, LocalDateTime now, long idleTimeoutMillis) throws SQLException {
+    statement.setString(1, node);
+    statement.setString(2, instance);
+    Sql.setUtc(statement, 3, now);
+    statement.setString(4, outbox);
+    statement.setInt(5, partition);
+    statement.setString(6, Long.toString(idleTimeoutMillis));
+    statement.setString(7, outbox);
+    return 8;
+  }
+
+  private static Claim postgresqlClaim(ResultSet rows, String outbox) throws SQLException {
+    if (!rows.next()) {
+      throw missingRules(outbox);
+    }
+    long token = rows.getLong(3);
+    boolean claimed = !rows.wasNull();
+    return new Claim(claimed, token, rows.getString(4), rows.getInt(1), rows.getInt(2), rows.getLong(5));
   }
 
   /**
@@ -279,11 +362,17 @@ public class BatchStatements {
    * scanFrom} on that are not held back by a waiting message (per group, or all of them in {@code
    * total} ordering), plus the waiting messages that are due.
    */
-  public Read read(Connection connection, String outbox, int partition, Ordering ordering, long scanFrom, int limit,
-      LocalDateTime now) throws SQLException {
+  public Read read(Connection connection, String outbox, int partition, ReadRequest request, LocalDateTime now)
+      throws SQLException {
     if (database.dialect() == Dialect.POSTGRESQL) {
-      return readPostgresql(connection, outbox, partition, ordering, scanFrom, limit, now);
+      try (PreparedStatement statement = preparePostgresqlRead(connection, "", outbox, partition, request, now);
+          ResultSet rows = statement.executeQuery()) {
+        return postgresqlRead(rows);
+      }
     }
+    Ordering ordering = request.ordering();
+    long scanFrom = request.scanFrom();
+    int limit = request.limit();
     List<Waiting> waiting = new ArrayList<>();
     boolean text = database.dialect() == Dialect.MARIADB;
     String columns = text ? MESSAGE_COLUMNS_AS_TEXT : MESSAGE_COLUMNS;
@@ -336,30 +425,50 @@ public class BatchStatements {
     return merged(scannedRows, dueRows, waiting, 0, 0);
   }
 
-  private Read readPostgresql(Connection connection, String outbox, int partition, Ordering ordering, long scanFrom,
-      int limit, LocalDateTime now) throws SQLException {
+  /** The rows of the PostgreSQL read, sorted by kind. */
+  private static Read postgresqlRead(ResultSet rows) throws SQLException {
     List<Waiting> waiting = new ArrayList<>();
     List<StoredMessage> scannedRows = new ArrayList<>();
     List<StoredMessage> dueRows = new ArrayList<>();
     long readAt = 0;
     long oldestRunning = 0;
-    try (PreparedStatement statement = preparePostgresqlRead(connection, "", outbox, partition, ordering, scanFrom,
-        limit, now)) {
-      try (ResultSet rows = statement.executeQuery()) {
-        while (rows.next()) {
-          switch (rows.getString(1)) {
-            case "S" -> {
-              readAt = rows.getLong(2);
-              oldestRunning = rows.getLong(11);
-            }
-            case "W" -> waiting.add(new Waiting(rows.getLong(2), rows.getString(3), Sql.getUtc(rows, 9)));
-            case "M" -> scannedRows.add(message(rows, 2));
-            default -> dueRows.add(message(rows, 2));
-          }
+    while (rows.next()) {
+      switch (rows.getString(1)) {
+        case "S" -> {
+          readAt = rows.getLong(2);
+          oldestRunning = rows.getLong(11);
         }
+        case "W" -> waiting.add(new Waiting(rows.getLong(2), rows.getString(3), Sql.getUtc(rows, 9)));
+        case "M" -> scannedRows.add(message(rows, 2));
+        default -> dueRows.add(message(rows, 2));
       }
     }
     return merged(scannedRows, dueRows, waiting, readAt, oldestRunning);
+  }
+
+  private static String postgresqlReadSql(Ordering ordering, boolean probeRunning) {
+    String holdBack = switch (ordering) {
+      case GROUP -> READ_POSTGRESQL_GROUP;
+      case TOTAL -> READ_POSTGRESQL_TOTAL;
+      case NONE -> "";
+    };
+    return READ_POSTGRESQL_W + (probeRunning ? READ_POSTGRESQL_PROBE : READ_POSTGRESQL_NO_PROBE)
+        + READ_POSTGRESQL_BODY + holdBack + READ_POSTGRESQL_TAIL;
+  }
+
+  /** Binds the PostgreSQL read's parameters from {@code index} on. */
+  private static void bindPostgresqlRead(PreparedStatement statement, int index, String outbox, int partition,
+      ReadRequest request, LocalDateTime now) throws SQLException {
+    statement.setString(index++, outbox);
+    statement.setInt(index++, partition);
+    statement.setString(index++, outbox);
+    statement.setInt(index++, partition);
+    statement.setLong(index++, request.scanFrom());
+    if (request.ordering() != Ordering.NONE) {
+      Sql.setUtc(statement, index++, now);
+    }
+    statement.setInt(index++, request.limit());
+    Sql.setUtc(statement, index, now);
   }
 
   /**
@@ -367,26 +476,11 @@ public class BatchStatements {
    * ({@code "EXPLAIN "} in the tests that pin the plan's shape).
    */
   static PreparedStatement preparePostgresqlRead(Connection connection, String prefix, String outbox, int partition,
-      Ordering ordering, long scanFrom, int limit, LocalDateTime now) throws SQLException {
-    String holdBack = switch (ordering) {
-      case GROUP -> READ_POSTGRESQL_GROUP;
-      case TOTAL -> READ_POSTGRESQL_TOTAL;
-      case NONE -> "";
-    };
-    PreparedStatement statement = connection.prepareStatement(prefix + READ_POSTGRESQL_HEAD + holdBack
-        + READ_POSTGRESQL_TAIL);
+      ReadRequest request, LocalDateTime now) throws SQLException {
+    PreparedStatement statement = connection.prepareStatement(prefix + postgresqlReadSql(request.ordering(),
+        request.probeRunning()));
     try {
-      int index = 1;
-      statement.setString(index++, outbox);
-      statement.setInt(index++, partition);
-      statement.setString(index++, outbox);
-      statement.setInt(index++, partition);
-      statement.setLong(index++, scanFrom);
-      if (ordering != Ordering.NONE) {
-        Sql.setUtc(statement, index++, now);
-      }
-      statement.setInt(index++, limit);
-      Sql.setUtc(statement, index, now);
+      bindPostgresqlRead(statement, 1, outbox, partition, request, now);
       return statement;
     } catch (SQLException | RuntimeException e) {
       statement.close();

@@ -11,7 +11,9 @@ import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
 import dev.outboxer.cdi.internal.publish.Codecs;
 import dev.outboxer.cdi.internal.store.BatchStatements;
 import dev.outboxer.cdi.internal.store.BatchStatements.Claim;
+import dev.outboxer.cdi.internal.store.BatchStatements.ClaimedRead;
 import dev.outboxer.cdi.internal.store.BatchStatements.Read;
+import dev.outboxer.cdi.internal.store.BatchStatements.ReadRequest;
 import dev.outboxer.cdi.internal.store.BatchStatements.StoredMessage;
 import dev.outboxer.cdi.internal.tx.Transactions;
 import dev.outboxer.cdi.internal.tx.Transactions.Outcome;
@@ -71,17 +73,25 @@ public class BatchProcessor {
     Batch batch = null;
     try {
       LocalDateTime now = time.nowUtc();
-      Claim claim = jdbc.call(connection -> statements.claim(connection, settings.name(), partition, node.node(),
-          node.instance(), now, FENCING ? transactionTimeout.toMillis() : 0));
+      ReadRequest request = readRequest(settings, cursor);
+      ClaimedRead claimed = jdbc.call(connection -> statements.claimAndRead(connection, settings.name(), partition,
+          node.node(), node.instance(), now, FENCING ? transactionTimeout.toMillis() : 0, request));
+      Claim claim = claimed.claim();
       if (!claim.claimed()) {
         tx.commit();
         return BatchResult.notClaimed(claim.partitionCount(), claim.layoutVersion());
       }
+      Read read = claimed.read();
       if (!node.instance().equals(claim.previousInstance())) {
-        // Someone else worked the partition since our last batch (or an admin operation changed it).
+        // Someone else worked the partition since our last batch (or an admin operation changed it): what it did
+        // below the cursor is unknown, so the read starts again at the first row (the read that came with the claim
+        // did, if the cursor was there already).
         cursor.reset();
+        if (!readRequest(settings, cursor).equals(request)) {
+          read = null;
+        }
       }
-      batch = read(settings, partition, cursor, claim, now);
+      batch = plan(settings, partition, cursor, claim, read, now);
       if (batch.plan.selected().isEmpty()) {
         Outcome outcome = tx.commit();
         if (outcome == Outcome.COMMITTED) {
@@ -110,21 +120,32 @@ public class BatchProcessor {
     return Math.max(0, total - margin);
   }
 
-  private Batch read(OutboxSettings settings, int partition, PartitionCursor cursor, Claim claim, LocalDateTime now)
-      throws Exception {
-    int limit = settings.batchSize();
-    long scanFrom = cursor.scanFrom();
-    Read read = jdbc.call(connection -> statements.read(connection, settings.name(), partition, settings.ordering(),
-        scanFrom, limit, now));
-    OptionalLong rewind = BatchPlan.rewindTarget(settings.ordering(), read.waiting(), scanFrom, now);
+  /** What the next read of the partition asks for, from the cursor as it stands. */
+  private static ReadRequest readRequest(OutboxSettings settings, PartitionCursor cursor) {
+    return new ReadRequest(settings.ordering(), cursor.scanFrom(), settings.batchSize(), cursor.needsRunningProbe());
+  }
+
+  /**
+   * Plans the batch from the read that came with the claim, reading again where that one does not
+   * do: it is missing (the cursor was reset), or a due retry lies below the cursor.
+   */
+  private Batch plan(OutboxSettings settings, int partition, PartitionCursor cursor, Claim claim, Read claimRead,
+      LocalDateTime now) throws Exception {
+    Read read = claimRead != null ? claimRead : read(settings, partition, cursor, now);
+    OptionalLong rewind = BatchPlan.rewindTarget(settings.ordering(), read.waiting(), cursor.scanFrom(), now);
     if (rewind.isPresent()) {
       // A message whose retry has come lies below the cursor; the rest of its group was skipped while it waited.
       cursor.rewindTo(rewind.getAsLong());
-      long from = cursor.scanFrom();
-      read = jdbc.call(connection -> statements.read(connection, settings.name(), partition, settings.ordering(),
-          from, limit, now));
+      read = read(settings, partition, cursor, now);
     }
-    return new Batch(read, BatchPlan.of(settings.ordering(), read, limit, settings.batchSize(), now), claim);
+    return new Batch(read, BatchPlan.of(settings.ordering(), read, settings.batchSize(), settings.batchSize(), now),
+        claim);
+  }
+
+  private Read read(OutboxSettings settings, int partition, PartitionCursor cursor, LocalDateTime now)
+      throws Exception {
+    ReadRequest request = readRequest(settings, cursor);
+    return jdbc.call(connection -> statements.read(connection, settings.name(), partition, request, now));
   }
 
   private BatchResult relayAndFinish(OutboxSettings settings, int partition, Relay relay, PartitionCursor cursor,

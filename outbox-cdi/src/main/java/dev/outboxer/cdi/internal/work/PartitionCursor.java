@@ -64,6 +64,16 @@ final class PartitionCursor {
     return settled;
   }
 
+  /**
+   * Whether the next read has to find out when the oldest running transaction began: only to settle
+   * a checkpoint this cursor holds. Without one the answer would change nothing (a read's own
+   * checkpoint can only settle at a later read), and on PostgreSQL asking costs a copy of every
+   * backend's status per batch; a drain with nothing published meanwhile asks twice, then never.
+   */
+  boolean needsRunningProbe() {
+    return enabled && !checkpoints.isEmpty();
+  }
+
   /** Forgets everything: the next read starts at the first row. */
   void reset() {
     scanFrom = 0;

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.TestInstance;
  * What Outboxer needs from each database, with real transactions on real threads: a partition
  * claim that skips a row another transaction holds instead of waiting, and {@code
  * serialize-writes} that makes a second publisher of a group wait for the first one's commit
- * while publishers of other groups go on.
+ * while publishers of other groups go on; a claim that comes with the read of the partition reads
+ * nothing of a partition held elsewhere.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class DatabaseContractTest {
@@ -31,9 +32,9 @@ abstract class DatabaseContractTest {
   private static final long TIMEOUT_SECONDS = 15;
 
   private OutboxTestContainer container;
-  private Outbox outbox;
-  private BatchStatements statements;
-  private dev.outboxer.cdi.internal.jdbc.Jdbc jdbc;
+  Outbox outbox;
+  BatchStatements statements;
+  dev.outboxer.cdi.internal.jdbc.Jdbc jdbc;
   private final ExecutorService threads = Executors.newCachedThreadPool();
 
   abstract TestDatabase database();
@@ -119,6 +120,62 @@ abstract class DatabaseContractTest {
     assertThat(secondId).isGreaterThan(firstId).isGreaterThan(otherGroup);
   }
 
+  @Test
+  void a_claim_with_its_read_reads_the_partition_it_took_and_nothing_of_one_held_elsewhere() throws Exception {
+    inTransaction(() -> {
+      for (int i = 0; i < 20; i++) {
+        outbox.publish("orders", new Keyed("read-" + i, i));
+      }
+      return null;
+    });
+    CountDownLatch claimed = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    CompletableFuture<Boolean> holder = CompletableFuture.supplyAsync(() -> inTransaction(() -> {
+      boolean got = claim(0);
+      claimed.countDown();
+      release.await();
+      return got;
+    }), threads);
+    assertThat(claimed.await(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    try {
+      BatchStatements.ClaimedRead held = CompletableFuture.supplyAsync(() -> inTransaction(() -> claimAndRead(0)),
+          threads).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+      assertThat(held.claim().claimed()).as("partition 0 is held elsewhere").isFalse();
+      assertThat(held.read()).isNull();
+
+      BatchStatements.ClaimedRead free = CompletableFuture.supplyAsync(() -> inTransaction(() -> claimAndRead(1)),
+          threads).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+      assertThat(free.claim().claimed()).as("partition 1 is free").isTrue();
+      assertThat(free.read().rows()).extracting(BatchStatements.StoredMessage::id)
+          .as("the pending messages of partition 1").containsExactlyElementsOf(pendingIds(1));
+    } finally {
+      release.countDown();
+    }
+    assertThat(holder.get(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+  }
+
+  /** A claim and read as a worker makes them, in the calling thread's transaction. */
+  BatchStatements.ClaimedRead claimAndRead(int partition) throws Exception {
+    return jdbc.call(connection -> statements.claimAndRead(connection, "orders", partition, "test-node",
+        "test-instance", java.time.LocalDateTime.now(java.time.ZoneOffset.UTC), 0,
+        new BatchStatements.ReadRequest(dev.outboxer.Ordering.GROUP, 0, 100, true)));
+  }
+
+  /** The ids of the partition's pending messages, as committed. */
+  java.util.List<Long> pendingIds(int partition) throws Exception {
+    java.util.List<Long> ids = new java.util.ArrayList<>();
+    try (var connection = database().connect(); var statement = connection.prepareStatement("SELECT id FROM"
+        + " outbox_message WHERE outbox = 'orders' AND partition_no = ? AND status = 'PENDING' ORDER BY id")) {
+      statement.setInt(1, partition);
+      try (var rows = statement.executeQuery()) {
+        while (rows.next()) {
+          ids.add(rows.getLong(1));
+        }
+      }
+    }
+    return ids;
+  }
+
   /** A claim as a worker makes it, in the calling thread's transaction. */
   private boolean claim(int partition) throws Exception {
     return jdbc.call(connection -> statements.claim(connection, "orders", partition, "test-node", "test-instance",
@@ -133,7 +190,7 @@ abstract class DatabaseContractTest {
     }
   }
 
-  private <T> T inTransaction(java.util.concurrent.Callable<T> work) {
+  <T> T inTransaction(java.util.concurrent.Callable<T> work) {
     try {
       return container.inTransaction(work);
     } catch (Exception e) {

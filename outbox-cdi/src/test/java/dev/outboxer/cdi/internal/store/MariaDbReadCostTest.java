@@ -60,7 +60,8 @@ class MariaDbReadCostTest {
     LocalDateTime now = LocalDateTime.now(ZoneOffset.UTC);
     try (Connection connection = database.connect()) {
       long before = handlerReads(connection);
-      BatchStatements.Read read = statements.read(connection, "orders", 0, Ordering.GROUP, 0, 100, now);
+      BatchStatements.Read read = statements.read(connection, "orders", 0,
+          new BatchStatements.ReadRequest(Ordering.GROUP, 0, 100, false), now);
       long reads = handlerReads(connection) - before;
 
       assertThat(read.rows()).hasSize(100);

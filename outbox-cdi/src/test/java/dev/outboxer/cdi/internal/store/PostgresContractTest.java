@@ -1,6 +1,13 @@
 package dev.outboxer.cdi.internal.store;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxer.Ordering;
+import dev.outboxer.cdi.internal.Keyed;
 import dev.outboxer.testing.TestDatabase;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.Test;
 
 class PostgresContractTest extends DatabaseContractTest {
   @Override
@@ -12,5 +19,34 @@ class PostgresContractTest extends DatabaseContractTest {
   @Override
   String lockWaitsQuery() {
     return "SELECT COUNT(*) FROM pg_locks WHERE NOT granted AND locktype = 'advisory'";
+  }
+
+  /**
+   * The read goes to the database with the claim, before the worker knows whether it took the
+   * partition: the read itself returns nothing in a transaction that did not claim it.
+   */
+  @Test
+  void the_read_returns_nothing_in_a_transaction_that_did_not_claim_the_partition() throws Exception {
+    inTransaction(() -> outbox.publish("orders", new Keyed("unclaimed", 1)));
+    for (int partition = 0; partition < 2; partition++) {
+      int p = partition;
+      BatchStatements.Read read = inTransaction(() -> jdbc.call(connection -> statements.read(connection, "orders", p,
+          new BatchStatements.ReadRequest(Ordering.GROUP, 0, 100, true), LocalDateTime.now(ZoneOffset.UTC))));
+      assertThat(read.rows()).as("partition " + p).isEmpty();
+      assertThat(read.readAtMicros()).isZero();
+    }
+    assertThat(pendingIds(0).size() + pendingIds(1).size()).isPositive();
+  }
+
+  /** The probe of running transactions (pg_stat_activity) is made only when asked for. */
+  @Test
+  void the_read_probes_running_transactions_only_when_asked_to() throws Exception {
+    BatchStatements.ClaimedRead probed = inTransaction(() -> claimAndRead(1));
+    assertThat(probed.read().oldestRunningMicros()).isPositive();
+    BatchStatements.ClaimedRead unprobed = inTransaction(() -> jdbc.call(connection -> statements.claimAndRead(
+        connection, "orders", 1, "test-node", "test-instance", LocalDateTime.now(ZoneOffset.UTC), 0,
+        new BatchStatements.ReadRequest(Ordering.GROUP, 0, 100, false))));
+    assertThat(unprobed.read().oldestRunningMicros()).as("not asked for").isZero();
+    assertThat(unprobed.read().readAtMicros()).as("the clock is always read").isPositive();
   }
 }

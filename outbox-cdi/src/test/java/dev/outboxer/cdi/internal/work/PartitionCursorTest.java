@@ -33,6 +33,27 @@ class PartitionCursorTest {
   }
 
   @Test
+  void the_running_transactions_are_probed_only_while_a_checkpoint_waits_to_settle() {
+    PartitionCursor cursor = PartitionCursor.settledReads();
+    assertThat(cursor.needsRunningProbe()).as("nothing to settle").isFalse();
+    // The first read of a backlog adds a checkpoint (no probe was made: 0).
+    cursor.apply(cursor.propose(100, 1_000, 0, END, END));
+    assertThat(cursor.needsRunningProbe()).as("a checkpoint waits").isTrue();
+    // The probe settles it; nothing was published since (the sequence stands at 100): nothing new to settle.
+    cursor.apply(cursor.propose(100, 2_000, 1_001, END, END));
+    assertThat(cursor.settled()).isEqualTo(100);
+    assertThat(cursor.needsRunningProbe()).as("everything read is settled").isFalse();
+    cursor.apply(cursor.propose(100, 3_000, 0, END, END));
+    assertThat(cursor.needsRunningProbe()).isFalse();
+    assertThat(cursor.scanFrom()).as("reads start above what is settled").isEqualTo(101);
+    // A publish moved the sequence: the next read needs the probe again.
+    cursor.apply(cursor.propose(150, 4_000, 0, END, END));
+    assertThat(cursor.needsRunningProbe()).isTrue();
+    assertThat(cursor.settled()).as("settled by nothing unprobed").isEqualTo(100);
+    assertThat(PartitionCursor.disabled().needsRunningProbe()).isFalse();
+  }
+
+  @Test
   void a_read_cut_off_by_the_batch_size_limits_the_cursor_to_what_was_read() {
     PartitionCursor cursor = PartitionCursor.settledReads();
     cursor.apply(cursor.propose(1_000, 10, 5, END, END));

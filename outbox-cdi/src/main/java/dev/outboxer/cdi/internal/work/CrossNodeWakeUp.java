@@ -36,8 +36,8 @@ import javax.sql.DataSource;
  *       (two-phase commit). It also keeps NOTIFY's commit-time lock out of the application's
  *       transactions.</li>
  *   <li>One background thread sends them, coalesced: everything published while it sent the last
- *       notification goes out in the next, one per outbox, naming the partitions. A publish never
- *       waits for it.</li>
+ *       notification, or within 2 ms of it, goes out in the next, one
+ *       per outbox, naming the partitions. A publish never waits for it.</li>
  *   <li>Only a node that runs no workers for the outbox notifies: one that does has woken its own
  *       worker of the partition, which claims it at once.</li>
  *   <li>Each node listens on one connection of its own, held for as long as it runs workers, and
@@ -62,6 +62,15 @@ public class CrossNodeWakeUp {
   private static final int MAX_PAYLOAD_CHARS = 4_000;
   private static final String ALL_PARTITIONS = "*";
   private static final long MAX_RECONNECT_DELAY_MILLIS = 30_000;
+  /**
+   * The shortest time between two notifications of this node. Each one is a transaction on the
+   * database, and without a floor a node publishing one message per transaction sent one
+   * notification per publish, which cost as much as the publishing transaction itself. The first
+   * publish after a quiet spell still goes out at once; a publish that follows another within the
+   * interval waits for its remainder (never longer: another node learns of it within this time plus
+   * one round trip).
+   */
+  static final long MIN_SEND_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
   @Inject OutboxConfiguration configuration;
   @Inject Database database;
@@ -161,15 +170,22 @@ public class CrossNodeWakeUp {
   }
 
   private void sendLoop() {
+    long lastSent = System.nanoTime() - MIN_SEND_INTERVAL_NANOS;
     while (true) {
       Map<String, Set<Integer>> batch;
       synchronized (pending) {
-        while (pending.isEmpty() && !stopped) {
-          try {
+        try {
+          while (pending.isEmpty() && !stopped) {
             pending.wait();
-          } catch (InterruptedException e) {
-            return;
           }
+          // The first publish after a quiet spell goes out at once; while publishes keep coming, what they
+          // published waits for the rest of the interval and goes out in one notification.
+          long wait;
+          while (!stopped && (wait = lastSent + MIN_SEND_INTERVAL_NANOS - System.nanoTime()) > 0) {
+            TimeUnit.NANOSECONDS.timedWait(pending, wait);
+          }
+        } catch (InterruptedException e) {
+          return;
         }
         if (stopped) {
           return;
@@ -177,6 +193,7 @@ public class CrossNodeWakeUp {
         batch = new LinkedHashMap<>(pending);
         pending.clear();
       }
+      lastSent = System.nanoTime();
       send(batch);
     }
   }

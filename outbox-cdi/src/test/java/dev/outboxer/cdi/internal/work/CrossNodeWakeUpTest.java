@@ -6,12 +6,22 @@ import static org.awaitility.Awaitility.await;
 import dev.outboxer.Outbox;
 import dev.outboxer.OutboxAdmin;
 import dev.outboxer.cdi.internal.Keyed;
+import dev.outboxer.cdi.internal.jdbc.DataSourceLookup;
 import dev.outboxer.testing.OutboxTestContainer;
 import dev.outboxer.testing.RecordingRelay;
 import dev.outboxer.testing.TestDatabase;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
+import javax.sql.DataSource;
+import org.jboss.weld.proxy.WeldClientProxy;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -59,6 +69,87 @@ class CrossNodeWakeUpTest {
       publishNode.inTransaction(() -> outbox.publish("orders", new Keyed("g", 1)));
       Thread.sleep(WOKEN_WITHIN.toMillis());
       assertThat(relay.confirmed()).as("no wake-up: the worker sleeps until its next poll").isEmpty();
+    }
+  }
+
+  /**
+   * A node publishing one message per transaction sent one notification (a database transaction of
+   * its own) per publish. Now notifications are at least the send interval apart, the first of a
+   * burst goes out at once, and the last publish of a burst is still named in one. The sends are
+   * recorded on a stand-in data source, so that the database's speed does not decide how many
+   * publishes each one covers.
+   */
+  @Test
+  void publishes_in_quick_succession_share_notifications_and_the_last_one_is_still_sent() throws Exception {
+    try (OutboxTestContainer publishNode = node("none", "notify", true)) {
+      CrossNodeWakeUp wakeUp = (CrossNodeWakeUp) ((WeldClientProxy) publishNode.select(CrossNodeWakeUp.class)).getMetadata()
+          .getContextualInstance();
+      RecordingNotifications sent = new RecordingNotifications();
+      wakeUp.dataSources = sent;
+
+      // A quiet spell, then 200 publishes to partition 0, one every half millisecond, then one to partition 1.
+      long firstPublish = System.nanoTime();
+      wakeUp.published("orders", 0);
+      for (int i = 0; i < 200; i++) {
+        LockSupport.parkNanos(500_000);
+        wakeUp.published("orders", 0);
+      }
+      wakeUp.published("orders", 1);
+      await().atMost(WOKEN_WITHIN).until(() -> sent.payloads().stream().anyMatch(p -> p.matches(".* (.*,)?1")));
+
+      List<Long> times = sent.times();
+      assertThat(times.get(0) - firstPublish).as("the first publish after a quiet spell is sent at once")
+          .isLessThan(Duration.ofMillis(500).toNanos());
+      List<Long> gaps = new ArrayList<>();
+      for (int i = 1; i < times.size(); i++) {
+        gaps.add((times.get(i) - times.get(i - 1)) / 1_000);
+      }
+      // The recorded time lags the send's start by the thread's scheduling; allow a little under the interval.
+      long tooClose = gaps.stream().filter(micros -> micros < CrossNodeWakeUp.MIN_SEND_INTERVAL_NANOS / 1_000 * 3 / 4)
+          .count();
+      assertThat(tooClose).as(times.size() + " notifications for 202 publishes, gaps in microseconds: " + gaps)
+          .isLessThanOrEqualTo(1);
+    }
+  }
+
+  /** A data source whose connections record each notification sent through them, and send nothing. */
+  private static final class RecordingNotifications extends DataSourceLookup {
+    private final List<Long> times = new ArrayList<>();
+    private final List<String> payloads = new ArrayList<>();
+
+    synchronized List<Long> times() {
+      return new ArrayList<>(times);
+    }
+
+    synchronized List<String> payloads() {
+      return new ArrayList<>(payloads);
+    }
+
+    @Override
+    public DataSource dataSource() {
+      return stub(DataSource.class, (method, args) -> {
+        if (!method.getName().equals("getConnection")) {
+          return null;
+        }
+        synchronized (this) {
+          times.add(System.nanoTime());
+        }
+        return stub(Connection.class, (connectionMethod, ignored) -> connectionMethod.getName()
+            .equals("prepareStatement") ? stub(PreparedStatement.class, (statementMethod, values) -> {
+              if (statementMethod.getName().equals("setString") && (int) values[0] == 2) {
+                synchronized (this) {
+                  payloads.add((String) values[1]);
+                }
+              }
+              return statementMethod.getName().equals("executeBatch") ? new int[1] : null;
+            }) : null);
+      });
+    }
+
+    private static <T> T stub(Class<T> type, java.util.function.BiFunction<Method, Object[], Object> answer) {
+      return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
+          (proxy, method, args) -> method.getName().equals("hashCode") ? System.identityHashCode(proxy)
+              : answer.apply(method, args)));
     }
   }
 

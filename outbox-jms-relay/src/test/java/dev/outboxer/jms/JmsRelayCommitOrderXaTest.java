@@ -4,7 +4,6 @@ import static dev.outboxer.jms.JmsRelayTest.ids;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.outboxer.Outbox;
 import dev.outboxer.OutboxAdmin;
 import dev.outboxer.jms.narayana.BrokerFirstTransactionHelper;
 import dev.outboxer.testing.OutboxTestContainer;
@@ -71,13 +70,13 @@ class JmsRelayCommitOrderXaTest {
         OutboxTestContainer nodeA = OutboxTestContainer.builder(TestDatabase.POSTGRESQL)
             .config(configA).beans(OutboxMessaging.class, HeldBrokerFactory.class).start()) {
       broker.createQueue(QUEUE);
-      List<Long> published = new ArrayList<>(publish(nodeA, 0, 3));
+      List<Long> published = new ArrayList<>(JmsRelayStaleNodeXaTest.publish(nodeA, 0, 3));
       assertThat(stop.reached.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
           .as("node A relayed its batch and stopped between its two commits").isTrue();
 
       try (OutboxTestContainer nodeB = OutboxTestContainer.builder(TestDatabase.POSTGRESQL)
           .keepSchema().config(configB).beans(OutboxMessaging.class).start()) {
-        published.addAll(publish(nodeB, 3, 2));
+        published.addAll(JmsRelayStaleNodeXaTest.publish(nodeB, 3, 2));
         List<Message> received = new ArrayList<>(broker.receive(QUEUE, 5, STOPPED.toMillis()));
         stop.resume();
         assertThat(stop.resumed.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("node A finished its commit")
@@ -94,17 +93,6 @@ class JmsRelayCommitOrderXaTest {
     } finally {
       stop.resume();
     }
-  }
-
-  private static List<Long> publish(OutboxTestContainer node, int first, int count) throws Exception {
-    Outbox outbox = node.select(Outbox.class);
-    List<Long> ids = new ArrayList<>();
-    node.inTransaction(() -> {
-      for (int sequence = first; sequence < first + count; sequence++) {
-        ids.add(outbox.publish(new OrderEvent("order-1", sequence)));
-      }
-    });
-    return ids;
   }
 
   /** Node A's connection factory: the README's Java SE wiring, with the stop between commits put in. */

@@ -97,7 +97,7 @@ class JmsRelayStaleNodeXaTest {
   }
 
   /** Publishes {@code count} messages of one order in one transaction through a node. */
-  private static List<Long> publish(OutboxTestContainer node, int first, int count)
+  static List<Long> publish(OutboxTestContainer node, int first, int count)
       throws Exception {
     Outbox outbox = node.select(Outbox.class);
     List<Long> ids = new ArrayList<>();

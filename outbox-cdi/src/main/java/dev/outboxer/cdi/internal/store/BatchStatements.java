@@ -15,6 +15,8 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The statements of one batch transaction of a partition worker: claim the partition, read its
@@ -495,13 +497,13 @@ public class BatchStatements {
    * MariaDB look up the whole partition once per scanned row (a 20,000-message partition drained at
    * 267 msg/s). Beyond {@value #HOLD_BACK_GROUPS_INLINE} blocked groups the correlated form is used.
    */
-  private record HoldBack(String sql, List<Object[]> groups, long totalFrom, boolean correlated) {
+  private record HoldBack(String sql, List<BlockedGroup> groups, long totalFrom, boolean correlated) {
 
     static HoldBack of(Ordering ordering, List<Waiting> waiting, LocalDateTime now) {
       if (ordering == Ordering.NONE) {
         return new HoldBack("", List.of(), Long.MAX_VALUE, false);
       }
-      java.util.Map<String, Long> blockedFrom = new java.util.TreeMap<>();
+      Map<String, Long> blockedFrom = new TreeMap<>();
       long totalFrom = Long.MAX_VALUE;
       for (Waiting row : waiting) {
         if (row.nextAttemptAt().isAfter(now)) {
@@ -519,11 +521,11 @@ public class BatchStatements {
         return new HoldBack(SCAN_GROUP, List.of(), Long.MAX_VALUE, true);
       }
       StringBuilder sql = new StringBuilder();
-      List<Object[]> groups = new ArrayList<>();
+      List<BlockedGroup> groups = new ArrayList<>();
       blockedFrom.forEach((group, id) -> {
         // The waiting message itself is left out by its retry time; later ones of its group by this.
         sql.append(" AND (m.group_key IS NULL OR m.group_key <> ? OR m.id < ?)");
-        groups.add(new Object[] {group, id});
+        groups.add(new BlockedGroup(group, id));
       });
       return new HoldBack(sql.toString(), groups, Long.MAX_VALUE, false);
     }
@@ -535,13 +537,16 @@ public class BatchStatements {
       } else if (totalFrom != Long.MAX_VALUE) {
         statement.setLong(index++, totalFrom);
       }
-      for (Object[] group : groups) {
-        statement.setString(index++, (String) group[0]);
-        statement.setLong(index++, (Long) group[1]);
+      for (BlockedGroup group : groups) {
+        statement.setString(index++, group.key());
+        statement.setLong(index++, group.fromId());
       }
       return index;
     }
   }
+
+  /** A group held back from its waiting message's id on. */
+  private record BlockedGroup(String key, long fromId) {}
 
   /** Blocked groups spelt out in the MariaDB, H2 and SQLite scan; more fall back to the correlated form. */
   private static final int HOLD_BACK_GROUPS_INLINE = 100;

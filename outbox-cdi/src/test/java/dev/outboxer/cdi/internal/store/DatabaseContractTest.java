@@ -66,15 +66,7 @@ abstract class DatabaseContractTest {
 
   @Test
   void a_partition_held_by_one_transaction_is_skipped_at_once_by_another() throws Exception {
-    CountDownLatch claimed = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    CompletableFuture<Boolean> holder = CompletableFuture.supplyAsync(() -> inTransaction(() -> {
-      boolean got = claim(0);
-      claimed.countDown();
-      release.await();
-      return got;
-    }), threads);
-    assertThat(claimed.await(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    HeldPartition holder = holdPartition(0);
 
     // A claim that waited for the lock would not come back before the holder lets go.
     CompletableFuture<boolean[]> other = CompletableFuture.supplyAsync(() -> inTransaction(() -> new boolean[] {
@@ -84,8 +76,7 @@ abstract class DatabaseContractTest {
     assertThat(otherClaims[0]).as("partition 0 is held elsewhere").isFalse();
     assertThat(otherClaims[1]).as("partition 1 is free").isTrue();
 
-    release.countDown();
-    assertThat(holder.get(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    assertThat(holder.letGo()).as("the holder had claimed partition 0").isTrue();
     assertThat(inTransaction(() -> claim(0))).isTrue();
   }
 
@@ -128,15 +119,7 @@ abstract class DatabaseContractTest {
       }
       return null;
     });
-    CountDownLatch claimed = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    CompletableFuture<Boolean> holder = CompletableFuture.supplyAsync(() -> inTransaction(() -> {
-      boolean got = claim(0);
-      claimed.countDown();
-      release.await();
-      return got;
-    }), threads);
-    assertThat(claimed.await(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    HeldPartition holder = holdPartition(0);
     try {
       BatchStatements.ClaimedRead held = CompletableFuture.supplyAsync(() -> inTransaction(() -> claimAndRead(0)),
           threads).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
@@ -149,9 +132,31 @@ abstract class DatabaseContractTest {
       assertThat(free.read().rows()).extracting(BatchStatements.StoredMessage::id)
           .as("the pending messages of partition 1").containsExactlyElementsOf(pendingIds(1));
     } finally {
-      release.countDown();
+      assertThat(holder.letGo()).as("the holder had claimed partition 0").isTrue();
     }
-    assertThat(holder.get(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+  }
+
+  /** A transaction on another thread that claimed a partition and keeps it until {@link #letGo}. */
+  private record HeldPartition(CompletableFuture<Boolean> claim, CountDownLatch release) {
+    /** Lets the holder commit; whether its claim had taken the partition. */
+    boolean letGo() throws Exception {
+      release.countDown();
+      return claim.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Claims the partition in a transaction on another thread, and returns once it holds it. */
+  private HeldPartition holdPartition(int partition) throws InterruptedException {
+    CountDownLatch claimed = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    CompletableFuture<Boolean> claim = CompletableFuture.supplyAsync(() -> inTransaction(() -> {
+      boolean got = claim(partition);
+      claimed.countDown();
+      release.await();
+      return got;
+    }), threads);
+    assertThat(claimed.await(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    return new HeldPartition(claim, release);
   }
 
   /** A claim and read as a worker makes them, in the calling thread's transaction. */

@@ -93,6 +93,9 @@ class BenchRelay implements Relay {
       public void afterCompletion(int status) {
         if (status == Status.STATUS_COMMITTED) {
           probe.committed(ids, groups);
+        } else {
+          // Confirmed but not deleted: a deadlock, a timeout or a failed commit; the messages come again.
+          probe.rolledBack(ids.length);
         }
       }
     });

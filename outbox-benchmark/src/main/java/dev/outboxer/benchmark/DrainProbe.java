@@ -27,6 +27,8 @@ final class DrainProbe {
   private final List<String> problems = new ArrayList<>();
   private long problemCount;
   private long committed;
+  private long rolledBackBatches;
+  private long rolledBackMessages;
   private volatile long firstHandedNanos;
   private long lastCommitNanos;
 
@@ -77,6 +79,25 @@ final class DrainProbe {
     }
     lastCommitNanos = now;
     notifyAll();
+  }
+
+  /**
+   * A batch whose records the contender confirmed but whose transaction did not commit (a deadlock,
+   * a timeout, a failed commit): its messages were handed over and will be handed over again.
+   */
+  synchronized void rolledBack(int messages) {
+    rolledBackBatches++;
+    rolledBackMessages += messages;
+  }
+
+  /** Batches confirmed by the relay whose transaction then rolled back. */
+  synchronized long rolledBackBatches() {
+    return rolledBackBatches;
+  }
+
+  /** Messages of those batches: each was handed to the relay once more than it committed. */
+  synchronized long rolledBackMessages() {
+    return rolledBackMessages;
   }
 
   private void problem(String text) {

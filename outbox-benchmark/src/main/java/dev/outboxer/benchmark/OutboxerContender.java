@@ -88,7 +88,8 @@ final class OutboxerContender {
    * Milliseconds per single-message publishing transaction (begin to commit) on the publish-only
    * node into the one-partition outbox: first while a fresh node drains a backlog of the
    * four-partition outbox in the same table, then with the table idle. The drain's outcome comes
-   * with them: a batch rolled back by a deadlock would have been relayed twice, which fails it.
+   * with them, counting the batches the relay confirmed whose transaction then rolled back (a
+   * deadlock would show there); a message committed twice or out of group order fails it.
    */
   Contention publishDuringDrain(int samples) throws Exception {
     String draining = OutboxerNodes.FOUR_PARTITIONS;

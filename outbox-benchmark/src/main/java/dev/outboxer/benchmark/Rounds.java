@@ -86,6 +86,8 @@ final class Rounds {
       results.metric("contention.idle.p50", "8. the same publish with the table idle, p50", "ms");
       results.metric("contention.idle.p99", "8. the same publish with the table idle, p99", "ms");
       results.metric("contention.ratio", "8. p99 while draining / p99 idle", "x");
+      results.metric("contention.rolledback", "8. drain batches confirmed by the relay, then rolled back (deadlocks)",
+          "batches");
     }
   }
 
@@ -146,10 +148,12 @@ final class Rounds {
     results.add("contention.idle.p50", Contender.OUTBOXER, Stats.percentile(contention.idle(), 50));
     results.add("contention.idle.p99", Contender.OUTBOXER, idleP99);
     results.add("contention.ratio", Contender.OUTBOXER, drainP99 / idleP99);
+    results.add("contention.rolledback", Contender.OUTBOXER, contention.drain().rolledBackBatches());
     say("8. publish while draining", Contender.OUTBOXER, String.format(Locale.ROOT, "p50 %.2f / p99 %.2f / max %.2f ms"
-        + " over %d transactions during the drain (%,.0f msg/s, no message relayed twice); idle p50 %.2f / p99 %.2f /"
-        + " max %.2f ms", Stats.percentile(contention.duringDrain(), 50), drainP99, Stats.max(contention.duringDrain()),
-        contention.duringDrain().size(), contention.drain().rate(), Stats.percentile(contention.idle(), 50), idleP99,
+        + " over %d transactions during the drain (%,.0f msg/s, %d batches rolled back after the relay confirmed"
+        + " them); idle p50 %.2f / p99 %.2f / max %.2f ms", Stats.percentile(contention.duringDrain(), 50), drainP99,
+        Stats.max(contention.duringDrain()), contention.duringDrain().size(), contention.drain().rate(),
+        contention.drain().rolledBackBatches(), Stats.percentile(contention.idle(), 50), idleP99,
         Stats.max(contention.idle())));
   }
 

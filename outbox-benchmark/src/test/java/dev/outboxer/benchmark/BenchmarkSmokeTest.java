@@ -59,7 +59,7 @@ class BenchmarkSmokeTest {
     assertThat(results.metrics()).extracting(Results.Metric::key)
         .contains("drain.p1", "drain.p4", "drain.scale", "growth.200", "growth.400", "growth.ratio",
             "publish.1.sync", "publish.4.sync", "latency.local.p50", "latency.remote.p99", "poison.rate",
-            "poison.relative", "contention.drain.p99", "contention.idle.p99", "contention.ratio");
+            "poison.relative", "contention.drain.p99", "contention.idle.p99", "contention.ratio", "contention.rolledback");
     if (database == TestDatabase.POSTGRESQL) {
       assertThat(results.metrics()).extracting(Results.Metric::key).contains("publish.1.async", "publish.4.async");
     }

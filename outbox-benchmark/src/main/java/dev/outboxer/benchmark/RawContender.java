@@ -3,6 +3,15 @@ package dev.outboxer.benchmark;
 import dev.outboxer.testing.OutboxTestContainer;
 import jakarta.transaction.UserTransaction;
 import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 /** The yardstick: the same SQL work by hand, through {@link RawJdbc}. */
@@ -60,4 +69,77 @@ final class RawContender {
       transaction.commit();
     });
   }
+
+  /**
+   * The latency floor of Outboxer's design on one node, in milliseconds from just before the
+   * publishing commit to the hand-over: the publish-only node's JTA transaction inserts one row
+   * (as {@link #publish}); once it committed, a signal wakes a waiting thread which, on its own plain
+   * connection, claims the partition, reads the rows after the last one it read, hands them over,
+   * deletes them and commits ({@link RawJdbc.RawWorker}). No transaction manager, no XA, no fencing
+   * token, no retry rules: what is left is the database's commit, a thread hop and one batch's
+   * round trips.
+   */
+  List<Double> latency(int samples) throws Exception {
+    OutboxTestContainer node = nodes.publisher(true);
+    DataSource pool = node.dataSource();
+    UserTransaction transaction = node.select(UserTransaction.class);
+    RawJdbc raw = nodes.raw();
+    String outbox = OutboxerNodes.ONE_PARTITION;
+    RawJdbc.Template template = nodes.template(outbox);
+    raw.deleteOutbox(outbox);
+    Receipts receipts = new Receipts();
+    Semaphore wakeUps = new Semaphore(0);
+    ExecutorService workerThread = Executors.newSingleThreadExecutor();
+    Future<?> worker = workerThread.submit(() -> {
+      try (Connection connection = raw.connect();
+          RawJdbc.RawWorker partition = raw.new RawWorker(connection, outbox, 0, settings.batchSize())) {
+        while (true) {
+          wakeUps.acquire();
+          wakeUps.drainPermits();
+          while (partition.batch(() -> { }, (ids, groups) -> {
+            for (long id : ids) {
+              receipts.received(id);
+            }
+          }, (ids, groups) -> { })) {
+            // until the partition is empty
+          }
+        }
+      }
+    });
+    try {
+      Random pauses = new Random(42);
+      List<Double> millis = new ArrayList<>();
+      int warmUp = Publishing.latencyWarmUp(samples);
+      for (int i = 0; i < warmUp + samples; i++) {
+        Thread.sleep(Publishing.latencyPauseMillis(pauses, false));
+        transaction.begin();
+        long id;
+        try (Connection connection = pool.getConnection()) {
+          raw.insert(connection, template, i, settings.groups());
+          id = raw.lastInsertedId(connection);
+        } catch (Exception | Error e) {
+          transaction.rollback();
+          throw e;
+        }
+        long beforeCommit = System.nanoTime();
+        transaction.commit();
+        wakeUps.release();
+        long received = receipts.await(id, LATENCY_TIMEOUT);
+        if (i >= warmUp) {
+          millis.add((received - beforeCommit) / 1e6);
+        }
+        if (worker.isDone()) {
+          worker.get();
+        }
+      }
+      return millis;
+    } finally {
+      worker.cancel(true);
+      workerThread.shutdownNow();
+      workerThread.awaitTermination(10, TimeUnit.SECONDS);
+      raw.deleteOutbox(outbox);
+    }
+  }
+
+  private static final Duration LATENCY_TIMEOUT = Duration.ofSeconds(60);
 }

@@ -215,6 +215,16 @@ final class RawJdbc {
     }
   }
 
+  /** The id the last {@link #insert} on this connection drew (a second statement: for the latency row only). */
+  long lastInsertedId(Connection connection) throws SQLException {
+    String sql = database == TestDatabase.POSTGRESQL ? "SELECT currval('outbox_message_seq')"
+        : "SELECT PREVIOUS VALUE FOR outbox_message_seq";
+    try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
+      rows.next();
+      return rows.getLong(1);
+    }
+  }
+
   private String insertSql() {
     List<String> values = new ArrayList<>();
     for (String column : COLUMNS) {
@@ -247,63 +257,114 @@ final class RawJdbc {
   }
 
   /**
-   * The raw drain of one partition on one plain connection: per batch {@code BEGIN}; claim the
-   * partition row ({@code FOR UPDATE SKIP LOCKED}); read up to {@code batchSize} pending rows with
-   * an id above the last one read; hand them over; delete them by id; {@code COMMIT}. Ends when a
-   * read finds nothing, or when {@code keepGoing} says stop.
+   * The raw drain of one partition on one plain connection: batch after batch (see {@link
+   * RawWorker#batch}) until a read finds nothing, or until {@code keepGoing} says stop.
    */
   void drainPartition(Connection connection, String outbox, int partition, int batchSize, DrainProbe probe,
       java.util.function.BooleanSupplier keepGoing) throws SQLException {
-    connection.setAutoCommit(false);
-    int groupColumn = COLUMNS.indexOf("group_key");
-    try (PreparedStatement claim = connection.prepareStatement(
-            "SELECT partition_no FROM outbox_partition WHERE outbox = ? AND partition_no = ? FOR UPDATE SKIP LOCKED");
-        PreparedStatement read = connection.prepareStatement("SELECT " + select + " FROM outbox_message"
-            + " WHERE outbox = ? AND partition_no = ? AND status = '" + PENDING + "' AND next_attempt_at IS NULL AND id > ?"
-            + " ORDER BY id LIMIT " + batchSize);
-        PreparedStatement deleteFull = connection.prepareStatement(deleteSql(batchSize))) {
-      long lastId = Long.MIN_VALUE;
+    try (RawWorker worker = new RawWorker(connection, outbox, partition, batchSize)) {
       while (keepGoing.getAsBoolean()) {
-        claim.setString(1, outbox);
-        claim.setInt(2, partition);
-        try (ResultSet claimed = claim.executeQuery()) {
-          if (!claimed.next()) {
-            throw new IllegalStateException("Partition " + partition + " of outbox '" + outbox + "' is missing or held by"
-                + " another transaction; the raw drain expects it to itself. Indicates a bug in the benchmark.");
-          }
-        }
-        read.setString(1, outbox);
-        read.setInt(2, partition);
-        read.setLong(3, lastId);
-        List<Object[]> batch = new ArrayList<>(batchSize);
-        try (ResultSet rows = read.executeQuery()) {
-          while (rows.next()) {
-            batch.add(values(rows));
-          }
-        }
-        if (batch.isEmpty()) {
-          connection.commit();
+        if (!worker.batch(probe::handed, probe::committed)) {
           return;
         }
-        probe.handed();
-        long[] ids = new long[batch.size()];
-        String[] groups = new String[batch.size()];
-        for (int i = 0; i < ids.length; i++) {
-          ids[i] = ((Number) batch.get(i)[0]).longValue();
-          groups[i] = (String) batch.get(i)[groupColumn];
-        }
-        lastId = ids[ids.length - 1];
-        if (ids.length == batchSize) {
-          delete(deleteFull, ids);
-        } else {
-          try (PreparedStatement deleteRest = connection.prepareStatement(deleteSql(ids.length))) {
-            delete(deleteRest, ids);
-          }
-        }
-        connection.commit();
-        probe.committed(ids, groups);
       }
       connection.rollback();
+    }
+  }
+
+  /** What a raw batch read and deleted, handed over before its commit. */
+  @FunctionalInterface
+  interface Handover {
+    void handed(long[] ids, String[] groups) throws SQLException;
+  }
+
+  /**
+   * The raw worker of one partition on one plain connection. Per batch: {@code BEGIN}; claim the
+   * partition row ({@code FOR UPDATE SKIP LOCKED}); read up to {@code batchSize} pending rows with
+   * an id above the last one read; hand them over; delete them by id; {@code COMMIT}.
+   */
+  final class RawWorker implements AutoCloseable {
+    private final Connection connection;
+    private final String outbox;
+    private final int partition;
+    private final int batchSize;
+    private final int groupColumn = COLUMNS.indexOf("group_key");
+    private final PreparedStatement claim;
+    private final PreparedStatement read;
+    private final PreparedStatement deleteFull;
+    private long lastId = Long.MIN_VALUE;
+
+    RawWorker(Connection connection, String outbox, int partition, int batchSize) throws SQLException {
+      this.connection = connection;
+      this.outbox = outbox;
+      this.partition = partition;
+      this.batchSize = batchSize;
+      connection.setAutoCommit(false);
+      claim = connection.prepareStatement(
+          "SELECT partition_no FROM outbox_partition WHERE outbox = ? AND partition_no = ? FOR UPDATE SKIP LOCKED");
+      read = connection.prepareStatement("SELECT " + select + " FROM outbox_message"
+          + " WHERE outbox = ? AND partition_no = ? AND status = '" + PENDING + "' AND next_attempt_at IS NULL AND id > ?"
+          + " ORDER BY id LIMIT " + batchSize);
+      deleteFull = connection.prepareStatement(deleteSql(batchSize));
+    }
+
+    /**
+     * One batch; {@code beforeRelay} runs once rows were read, {@code relay} gets them before the
+     * delete, {@code committed} after the commit. False (and committed, nothing handed over) if the
+     * read found nothing.
+     */
+    boolean batch(Runnable beforeRelay, Handover relay, Handover committed) throws SQLException {
+      claim.setString(1, outbox);
+      claim.setInt(2, partition);
+      try (ResultSet claimed = claim.executeQuery()) {
+        if (!claimed.next()) {
+          throw new IllegalStateException("Partition " + partition + " of outbox '" + outbox + "' is missing or held by"
+              + " another transaction; the raw worker expects it to itself. Indicates a bug in the benchmark.");
+        }
+      }
+      read.setString(1, outbox);
+      read.setInt(2, partition);
+      read.setLong(3, lastId);
+      List<Object[]> batch = new ArrayList<>(batchSize);
+      try (ResultSet rows = read.executeQuery()) {
+        while (rows.next()) {
+          batch.add(values(rows));
+        }
+      }
+      if (batch.isEmpty()) {
+        connection.commit();
+        return false;
+      }
+      beforeRelay.run();
+      long[] ids = new long[batch.size()];
+      String[] groups = new String[batch.size()];
+      for (int i = 0; i < ids.length; i++) {
+        ids[i] = ((Number) batch.get(i)[0]).longValue();
+        groups[i] = (String) batch.get(i)[groupColumn];
+      }
+      relay.handed(ids, groups);
+      lastId = ids[ids.length - 1];
+      if (ids.length == batchSize) {
+        delete(deleteFull, ids);
+      } else {
+        try (PreparedStatement deleteRest = connection.prepareStatement(deleteSql(ids.length))) {
+          delete(deleteRest, ids);
+        }
+      }
+      connection.commit();
+      committed.handed(ids, groups);
+      return true;
+    }
+
+    boolean batch(Runnable beforeRelay, Handover committed) throws SQLException {
+      return batch(beforeRelay, (ids, groups) -> { }, committed);
+    }
+
+    @Override
+    public void close() throws SQLException {
+      try (claim; read; deleteFull) {
+        // closes the statements
+      }
     }
   }
 

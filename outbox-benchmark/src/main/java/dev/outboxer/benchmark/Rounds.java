@@ -187,6 +187,10 @@ final class Rounds {
   }
 
   private void latency() {
+    List<Double> floor = attempt("latency.local.p50", Contender.RAW, () -> raw.latency(settings.localLatencySamples()));
+    if (floor != null) {
+      percentiles("local", Contender.RAW, floor);
+    }
     for (Contender contender : List.of(Contender.OUTBOXER, Contender.GRUELBOX)) {
       Latencies latencies = attempt("latency.local.p50", contender, () -> contender == Contender.OUTBOXER
           ? outboxer.latency(settings.localLatencySamples(), settings.remoteLatencySamples())

@@ -69,12 +69,12 @@ class BenchmarkSmokeTest {
     assertThat(run.markdown()).contains("| what | raw | Outboxer | gruelbox | Outboxer / raw |");
   }
 
-  /** Raw has no relay (no latency) and no failure handling (no poison row); row 8 is Outboxer's own. */
+  /** Raw has no second node (no remote latency) and no failure handling (no poison row); row 8 is Outboxer's own. */
   private static Set<Contender> expectedContenders(Results.Metric metric) {
     if (metric.key().startsWith("contention.")) {
       return EnumSet.of(Contender.OUTBOXER);
     }
-    if (metric.key().startsWith("latency.") || metric.key().startsWith("poison.")) {
+    if (metric.key().startsWith("latency.remote.") || metric.key().startsWith("poison.")) {
       return EnumSet.of(Contender.OUTBOXER, Contender.GRUELBOX);
     }
     return EnumSet.allOf(Contender.class);

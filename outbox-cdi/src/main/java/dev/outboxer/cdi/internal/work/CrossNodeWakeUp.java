@@ -201,9 +201,13 @@ public class CrossNodeWakeUp {
   private void send(Map<String, Set<Integer>> batch) {
     DataSource dataSource = dataSources.dataSource();
     // Outside any transaction the data source hands out an unenlisted connection in auto-commit:
-    // the notification goes out at once, on its own commit.
+    // the notification goes out at once, on its own commit. A NOTIFY gives its transaction an id,
+    // and so a commit record that would wait for the WAL flush (one every few milliseconds, competing
+    // with the publishers' own flushes); a wake-up hint needs no durability (lost, the other nodes
+    // poll), so this transaction alone commits without waiting for it.
     try (Connection connection = dataSource.getConnection();
-        PreparedStatement notify = connection.prepareStatement("SELECT pg_notify(?, ?)")) {
+        PreparedStatement notify = connection.prepareStatement(
+            "SELECT pg_notify(?, ?), set_config('synchronous_commit', 'off', true)")) {
       for (Map.Entry<String, Set<Integer>> entry : batch.entrySet()) {
         notify.setString(1, CHANNEL);
         notify.setString(2, payload(identity.instance(), entry.getKey(), entry.getValue()));

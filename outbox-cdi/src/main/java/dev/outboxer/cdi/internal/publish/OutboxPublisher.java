@@ -53,6 +53,24 @@ public class OutboxPublisher implements Outbox {
 
   private volatile java.util.List<PublishInterceptor> interceptors;
 
+  /** Around the commit of a publishing transaction: prime idle workers, then count and wake. */
+  private final AfterCommit.Hooks commitHooks = new AfterCommit.Hooks() {
+    @Override
+    public AfterCommit.Completion beforeCommit(Map.Entry<String, Integer> partition) {
+      dev.outboxer.cdi.internal.work.CommitGate gate = workers.prime(partition.getKey(), partition.getValue());
+      return gate == null ? null : committed -> gate.completed();
+    }
+
+    @Override
+    public void committed(Map.Entry<String, Integer> partition, int count, boolean primed) {
+      metrics.published(partition.getKey(), count);
+      if (!primed) {
+        workers.wake(partition.getKey(), partition.getValue());
+      }
+      wakeUp.published(partition.getKey(), partition.getValue());
+    }
+  };
+
   @Override
   public long publish(OutboxMessage message) {
     if (message == null) {
@@ -102,11 +120,7 @@ public class OutboxPublisher implements Outbox {
     } catch (SQLException e) {
       throw writeFailed(outbox, groupKey, e);
     }
-    AfterCommit.record(transactions.registry(), outbox, inserted.partition(), (published, count) -> {
-      metrics.published(published.getKey(), count);
-      workers.wake(published.getKey(), published.getValue());
-      wakeUp.published(published.getKey(), published.getValue());
-    });
+    AfterCommit.record(transactions.registry(), outbox, inserted.partition(), commitHooks);
     return inserted.id();
   }
 

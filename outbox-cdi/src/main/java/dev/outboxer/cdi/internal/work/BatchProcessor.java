@@ -64,6 +64,15 @@ public class BatchProcessor {
   private final RelayWarnings relayWarnings = new RelayWarnings();
 
   BatchResult process(OutboxSettings settings, int partition, Relay relay, PartitionCursor cursor) throws Exception {
+    return process(settings, partition, relay, cursor, null);
+  }
+
+  /**
+   * One batch; with a gate (a publisher's commit is under way), the claim goes first and the read
+   * waits for the gate, so that it sees the published message (see {@link CommitGate}).
+   */
+  BatchResult process(OutboxSettings settings, int partition, Relay relay, PartitionCursor cursor, CommitGate gate)
+      throws Exception {
     long begun = System.nanoTime();
     Duration transactionTimeout = settings.transactionTimeout();
     // The claim may lapse when the transaction manager or the database ends the transaction: not before the
@@ -74,8 +83,10 @@ public class BatchProcessor {
     try {
       LocalDateTime now = time.nowUtc();
       ReadRequest request = readRequest(settings, cursor);
-      ClaimedRead claimed = jdbc.call(connection -> statements.claimAndRead(connection, settings.name(), partition,
-          node.node(), node.instance(), now, FENCING ? transactionTimeout.toMillis() : 0, request));
+      ClaimedRead claimed = gate == null
+          ? jdbc.call(connection -> statements.claimAndRead(connection, settings.name(), partition, node.node(),
+              node.instance(), now, FENCING ? transactionTimeout.toMillis() : 0, request))
+          : claimThenRead(settings, partition, cursor, now, transactionTimeout, request, gate);
       Claim claim = claimed.claim();
       if (!claim.claimed()) {
         tx.commit();
@@ -111,6 +122,19 @@ public class BatchProcessor {
       }
       throw e;
     }
+  }
+
+  /** The claim now, the read once the publisher's commit completed (or the gate gave up). */
+  private ClaimedRead claimThenRead(OutboxSettings settings, int partition, PartitionCursor cursor, LocalDateTime now,
+      Duration transactionTimeout, ReadRequest request, CommitGate gate) throws Exception {
+    Claim claim = jdbc.call(connection -> statements.claim(connection, settings.name(), partition, node.node(),
+        node.instance(), now, FENCING ? transactionTimeout.toMillis() : 0));
+    if (!claim.claimed()) {
+      return new ClaimedRead(claim, null);
+    }
+    gate.await();
+    return new ClaimedRead(claim, jdbc.call(connection -> statements.read(connection, settings.name(), partition,
+        request, now)));
   }
 
   /** Claims are valid for the transaction timeout; keep a tenth of it (at least 500 ms) as a safety margin. */

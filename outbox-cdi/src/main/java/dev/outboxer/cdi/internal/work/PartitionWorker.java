@@ -77,6 +77,14 @@ final class PartitionWorker {
 
   /** Works until the partition has no ready rows (or the slice is used up) and returns the delay before the next run. */
   Duration run(BooleanSupplier stopping) {
+    return run(stopping, null);
+  }
+
+  /**
+   * As {@link #run(BooleanSupplier)}; with a gate (the run was {@linkplain ScheduledWorker#prime
+   * primed} by a publisher's commit), the first batch reads only once the gate completed.
+   */
+  Duration run(BooleanSupplier stopping, CommitGate gate) {
     long sliceEnd = System.nanoTime() + SLICE_NANOS;
     activity.runStarted();
     try {
@@ -87,10 +95,16 @@ final class PartitionWorker {
           return Duration.ofNanos(backingOff);
         }
         BatchResult result;
+        CommitGate batchGate = gate;
+        gate = null;
         try {
-          result = processor.process(settings, partition, relay, cursor);
+          result = processor.process(settings, partition, relay, cursor, batchGate);
         } catch (Exception | LinkageError | AssertionError e) {
           return batchFailed(e);
+        } finally {
+          if (batchGate != null) {
+            batchGate.abandon();
+          }
         }
         afterBatch(result);
         if (!result.claimed()) {
@@ -111,6 +125,9 @@ final class PartitionWorker {
       }
       return Duration.ZERO;
     } finally {
+      if (gate != null) {
+        gate.abandon();
+      }
       activity.runEnded();
     }
   }

@@ -31,6 +31,8 @@ final class ScheduledWorker {
   private boolean wakeRequested;
   private boolean stopped;
   private boolean scheduleRefused;
+  /** The gate of the run {@link #prime} started, until that run takes it. */
+  private CommitGate primedGate;
 
   ScheduledWorker(PartitionWorker worker, ScheduledExecutorService executor) {
     this.worker = worker;
@@ -56,17 +58,43 @@ final class ScheduledWorker {
     }
   }
 
+  /**
+   * A transaction that published to this partition is about to commit: if the worker is idle, its
+   * next run starts now and its first batch claims the partition while the commit runs, reading once
+   * the returned gate is {@linkplain CommitGate#completed completed}. Null if the worker is running
+   * or about to (the publisher's wake-up reaches it as usual).
+   */
+  synchronized CommitGate prime() {
+    if (stopped || running || primedGate != null) {
+      return null;
+    }
+    if (next != null && (next.getDelay(TimeUnit.NANOSECONDS) <= 0 || !next.cancel(false))) {
+      return null;
+    }
+    CommitGate gate = new CommitGate();
+    primedGate = gate;
+    schedule(Duration.ZERO);
+    if (next == null) {
+      primedGate = null;
+      return null;
+    }
+    return gate;
+  }
+
   private void run() {
+    CommitGate gate;
     synchronized (this) {
       if (stopped || running) {
         return;
       }
       running = true;
       wakeRequested = false;
+      gate = primedGate;
+      primedGate = null;
     }
     Duration delay = worker.settings().pollInterval();
     try {
-      delay = worker.run(this::isStopped);
+      delay = worker.run(this::isStopped, gate);
     } catch (Throwable unexpected) {
       LOG.log(Level.WARNING, "Outbox '" + worker.outbox() + "', partition " + worker.partition()
           + ": the worker failed unexpectedly; it runs again after the poll interval", unexpected);

@@ -212,6 +212,21 @@ public class Workers implements PartitionWorker.LayoutListener {
     }
   }
 
+  /**
+   * A transaction that published to this partition is about to commit: starts the partition's idle
+   * executor-driven worker now, so that its claim overlaps the commit (see {@link CommitGate}).
+   * PostgreSQL only, where every statement of the worker's transaction reads what committed before
+   * it. Null when nothing was started; the caller then wakes the worker after the commit as usual.
+   */
+  public CommitGate prime(String outbox, int partition) {
+    if (database.dialect() != dev.outboxer.cdi.internal.store.Dialect.POSTGRESQL) {
+      return null;
+    }
+    OutboxWorkers workers = outboxes.get(outbox);
+    Slot slot = workers == null ? null : workers.slots.get(partition);
+    return slot == null || slot.scheduled() == null ? null : slot.scheduled().prime();
+  }
+
   /** Wakes every worker of an outbox on this node (after a revival, a discard, or a test's clock step). */
   public void wakeAll(String outbox) {
     OutboxWorkers workers = outboxes.get(outbox);

@@ -1,8 +1,13 @@
 package dev.outboxer.it;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.asset.StringAsset;
 import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
 import org.jboss.shrinkwrap.api.spec.JavaArchive;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -33,6 +38,39 @@ final class WildFlyArchives {
 
   static WebArchive forWildFly(WebArchive war) {
     return forWildFly(war, Map.of());
+  }
+
+  /** The MariaDB data source of configure-server.cli. */
+  static final String MARIADB_DATA_SOURCE = "java:/jdbc/ordersMariaDB";
+
+  /**
+   * A web archive of {@link #forWildFly} moved to MariaDB: the persistence unit's data source and the
+   * {@code jdbc/orders} reference (the sample's SchemaSetup looks it up) both name
+   * {@link #MARIADB_DATA_SOURCE}. Nothing else changes: the sample is the same application.
+   */
+  static WebArchive onMariaDb(WebArchive war) {
+    String persistence = OrdersArchives.samplePersistenceXml().replace("<jta-data-source>jdbc/orders</jta-data-source>",
+        "<jta-data-source>" + MARIADB_DATA_SOURCE + "</jta-data-source>");
+    String webXml = testResource("wildfly/web.xml").replace("<lookup-name>java:/jdbc/orders</lookup-name>",
+        "<lookup-name>" + MARIADB_DATA_SOURCE + "</lookup-name>");
+    if (!persistence.contains(MARIADB_DATA_SOURCE) || !webXml.contains(MARIADB_DATA_SOURCE)) {
+      throw new IllegalStateException("The sample's persistence.xml or wildfly/web.xml no longer names jdbc/orders as expected");
+    }
+    war.delete(OrdersArchives.PERSISTENCE_XML);
+    war.delete("/WEB-INF/web.xml");
+    return war.addAsResource(new StringAsset(persistence), "META-INF/persistence.xml")
+        .addAsWebInfResource(new StringAsset(webXml), "web.xml");
+  }
+
+  private static String testResource(String path) {
+    try (InputStream in = WildFlyArchives.class.getClassLoader().getResourceAsStream(path)) {
+      if (in == null) {
+        throw new IllegalStateException(path + " is not on the test class path");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /**

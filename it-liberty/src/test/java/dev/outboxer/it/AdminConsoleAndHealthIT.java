@@ -7,6 +7,9 @@ import java.net.URI;
 import java.net.URL;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -31,6 +34,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @RequiresPostgres
 @ExtendWith(FreshPostgresSchema.class)
+@ExtendWith(NoFfdcIncidents.class)
 @ExtendWith(ArquillianExtension.class)
 class AdminConsoleAndHealthIT {
 
@@ -126,6 +130,9 @@ class AdminConsoleAndHealthIT {
     Http.Response partitions = http().send("GET", adminApi("outboxes/orders/partitions"), null, "Authorization", ADMIN);
     assertThat(partitions.status()).as(partitions.body()).isEqualTo(200);
     assertThat(partitions.body()).contains("\"partition\":3");
+    Http.Response unknown = http().send("GET", adminApi("outboxes/ordres/partitions"), null, "Authorization", ADMIN);
+    assertThat(unknown.status()).as(unknown.body()).isEqualTo(404);
+    assertThat(unknown.body()).contains("'ordres'", "[audit, orders, shipping]");
 
     // The console's files hold no data: served to anyone, with a policy that loads nothing from elsewhere.
     Http.Response console = http().get(URI.create(base.toString()).resolve("outbox-admin/"));
@@ -187,13 +194,7 @@ class AdminConsoleAndHealthIT {
   void operator_signs_in_on_the_console_sees_a_blocked_group_and_retries_its_dead_letter_which_is_relayed()
       throws Exception {
     try (ConsoleBrowser browser = ConsoleBrowser.start()) {
-      browser.open(URI.create(base.toString()).resolve("outbox-admin/#shipping").toString());
-      browser.await(Duration.ofSeconds(20), "the sign-in form", d -> browser.visible("#login"));
-      browser.find("#user").sendKeys("admin");
-      browser.find("#password").sendKeys(PASSWORD);
-      browser.find("#sign-in").click();
-      browser.await(Duration.ofSeconds(20), "the shipping outbox after signing in",
-          d -> browser.visible("#outbox") && browser.find("#outbox-name").getText().equals("Outbox shipping"));
+      signIn(browser, "shipping");
       assertThat(browser.find("#who").getText()).isEqualTo("Signed in as admin");
 
       Order first;
@@ -231,5 +232,178 @@ class AdminConsoleAndHealthIT {
       eventually(DELIVERY).until(() -> partnerAcceptedRetryOf(first));
       eventually(DELIVERY).until(() -> http().get(sampleApi("shipping")).body().contains("\"messageId\":" + second.shipmentId() + ","));
     }
+  }
+
+  /** Opens the console on the outbox's page and signs in as {@code admin}. */
+  private void signIn(ConsoleBrowser browser, String outbox) {
+    browser.open(URI.create(base.toString()).resolve("outbox-admin/#" + outbox).toString());
+    browser.await(Duration.ofSeconds(20), "the sign-in form", d -> browser.visible("#login"));
+    browser.find("#user").sendKeys("admin");
+    browser.find("#password").sendKeys(PASSWORD);
+    browser.find("#sign-in").click();
+    browser.await(Duration.ofSeconds(20), "the " + outbox + " outbox after signing in",
+        d -> browser.visible("#outbox") && browser.find("#outbox-name").getText().equals("Outbox " + outbox));
+  }
+
+  @Test
+  void console_shows_the_counts_lag_and_partitions_that_the_admin_api_reports() throws Exception {
+    Order order = placeOrder("panels");
+    eventually(DELIVERY).until(() -> http().get(sampleApi("shipping")).body()
+        .contains("\"messageId\":" + order.shipmentId() + ","));
+    try (ConsoleBrowser browser = ConsoleBrowser.start()) {
+      signIn(browser, "orders");
+      for (String outbox : List.of("orders", "shipping")) {
+        if (!outbox.equals("orders")) {
+          browser.find("#outboxes a[href='#" + outbox + "']").click();
+          browser.await(Duration.ofSeconds(20), "the " + outbox + " outbox",
+              d -> browser.find("#outbox-name").getText().equals("Outbox " + outbox));
+        }
+        // The page refreshes every 5 s and the API answers now: they agree once both saw the same state.
+        eventually(Duration.ofSeconds(30)).untilAsserted(() -> {
+          Map<String, String> counts = jsonObjects(adminGet("outboxes")).stream()
+              .filter(o -> o.get("name").equals(outbox)).findFirst().orElseThrow();
+          assertThat(List.of(browser.find("#pending").getText(), browser.find("#retrying").getText(),
+                  browser.find("#dead").getText(), browser.find("#lag").getText()))
+              .as("pending, retrying, dead and lag of " + outbox + " on the page, against the API's " + counts)
+              .containsExactly(counts.get("pending"), counts.get("retrying"), counts.get("dead"),
+                  consoleDuration(Long.parseLong(counts.get("lagMillis"))));
+
+          List<List<String>> expected = new ArrayList<>();
+          for (Map<String, String> p : jsonObjects(adminGet("outboxes/" + outbox + "/partitions"))) {
+            expected.add(List.of(p.get("partition"), p.get("owner") == null ? "never claimed" : p.get("owner"),
+                p.get("fencingToken"), p.get("lastRun") == null ? "never" : "a time", p.get("pending"),
+                p.get("retrying")));
+          }
+          List<List<String>> shown = new ArrayList<>();
+          for (List<String> cells : browser.rows("#partitions tbody tr[data-partition]")) {
+            assertThat(cells).hasSize(6);
+            shown.add(List.of(cells.get(0), cells.get(1), cells.get(2), cells.get(3).equals("–") ? "never" : "a time",
+                cells.get(4), cells.get(5)));
+          }
+          assertThat(shown).as("partitions of " + outbox + ": partition, owner, fencing token, last run, pending,"
+              + " retrying").isNotEmpty().containsExactlyElementsOf(expected);
+        });
+      }
+    }
+  }
+
+  @Test
+  void operator_on_a_phone_selects_two_dead_letters_and_discards_them_after_confirming_and_the_api_agrees()
+      throws Exception {
+    try (ConsoleBrowser browser = ConsoleBrowser.start()) {
+      signIn(browser, "shipping");
+      List<Order> orders;
+      shippingOutage(true);
+      try {
+        orders = List.of(placeOrder("discard"), placeOrder("discard"));
+        for (Order order : orders) {
+          browser.await(Duration.ofSeconds(40), "dead letter " + order.shipmentId(),
+              d -> browser.present("#dead-letters tbody tr[data-id='" + order.shipmentId() + "']"));
+        }
+      } finally {
+        shippingOutage(false);
+      }
+
+      // A phone held upright: the page must fit its width (no sideways scrolling) and keep its panels.
+      browser.resize(390, 844);
+      browser.await(Duration.ofSeconds(10), "the phone layout (tables as cards)",
+          d -> !browser.visible("#dead-letters thead"));
+      assertThat(((Number) browser.evaluate("window.innerWidth")).intValue()).as("viewport width").isLessThanOrEqualTo(400);
+      assertThat(((Number) browser.evaluate("document.documentElement.scrollWidth")).intValue())
+          .as("the page's width against the viewport's: no horizontal overflow")
+          .isLessThanOrEqualTo(((Number) browser.evaluate("document.documentElement.clientWidth")).intValue());
+      for (String panel : List.of("#outbox-name", "#pending", "#dead", "#lag", "#partitions", "#blocked", "#dead-letters",
+          "#discard-selected")) {
+        assertThat(browser.visible(panel)).as(panel + " visible on a phone").isTrue();
+      }
+      browser.screenshot(Path.of("target", "console-phone.png"));
+
+      for (Order order : orders) {
+        browser.click("#dead-letters tbody tr[data-id='" + order.shipmentId() + "'] input.select");
+      }
+      browser.await(Duration.ofSeconds(10), "both selected", d -> browser.find("#discard-selected").getText()
+          .equals("Discard selected (2)"));
+      browser.click("#discard-selected");
+      browser.await(Duration.ofSeconds(10), "the confirmation", d -> browser.visible("#confirm"));
+      assertThat(browser.find("#confirm-text").getText()).startsWith("Discard 2 message(s)?");
+      browser.find("#confirm-yes").click();
+      browser.await(Duration.ofSeconds(20), "the discard's answer",
+          d -> browser.find("#message").getText().equals("Discarded 2 message(s)."));
+      for (Order order : orders) {
+        browser.await(Duration.ofSeconds(20), "dead letter " + order.shipmentId() + " gone",
+            d -> !browser.present("#dead-letters tbody tr[data-id='" + order.shipmentId() + "']"));
+        assertThat(deadOfGroup(order)).contains("\"messages\":[]");
+      }
+      String accepted = http().get(sampleApi("shipping")).body();
+      for (Order order : orders) {
+        assertThat(accepted).as("a discarded message is never relayed").doesNotContain("\"groupKey\":\"" + order.group() + "\"");
+      }
+    }
+  }
+
+  @Test
+  void demo_page_links_the_console_and_the_health_endpoints_and_each_link_answers() {
+    URI page = URI.create(base.toString()).resolve("index.html");
+    Http.Response demo = http().get(page);
+    assertThat(demo.status()).as(demo.body()).isEqualTo(200);
+    List<String> links = new ArrayList<>();
+    Matcher href = Pattern.compile("href=\"([^\"]+)\"").matcher(demo.body());
+    while (href.find()) {
+      links.add(href.group(1));
+    }
+    assertThat(links).contains("outbox-admin/", "outbox-admin/api/outboxes", "/health", "/health/ready", "/health/live");
+
+    Http.Response console = http().get(page.resolve("outbox-admin/"));
+    assertThat(console.status()).isEqualTo(200);
+    assertThat(console.body()).contains("<title>Outboxer console</title>");
+    URI api = page.resolve("outbox-admin/api/outboxes");
+    assertThat(http().get(api).status()).as("the API without credentials").isEqualTo(401);
+    Http.Response asAdmin = http().send("GET", api, null, "Authorization", ADMIN);
+    assertThat(asAdmin.status()).isEqualTo(200);
+    assertThat(asAdmin.body()).contains("\"name\":\"shipping\"");
+    for (String health : List.of("/health", "/health/ready", "/health/live")) {
+      Http.Response answer = http().get(page.resolve(health));
+      assertThat(answer.status()).as(health + ": " + answer.body()).isEqualTo(200);
+      assertThat(answer.body()).as(health).contains(health.endsWith("live") ? "outbox-workers" : "outbox-started");
+    }
+  }
+
+  private String adminGet(String path) {
+    Http.Response answer = http().send("GET", adminApi(path), null, "Authorization", ADMIN);
+    assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+    return answer.body();
+  }
+
+  /**
+   * The flat objects of a JSON answer (an array of objects without nested ones, as the admin API's
+   * counts and partitions are), each as its fields' values: strings unquoted, null as null, numbers
+   * as written.
+   */
+  static List<Map<String, String>> jsonObjects(String json) {
+    List<Map<String, String>> objects = new ArrayList<>();
+    Matcher object = Pattern.compile("\\{[^{}]*\\}").matcher(json);
+    Pattern field = Pattern.compile("\"(\\w+)\"\\s*:\\s*(\"((?:[^\"\\\\]|\\\\.)*)\"|[^,}\\s]+)");
+    while (object.find()) {
+      Map<String, String> values = new LinkedHashMap<>();
+      Matcher pair = field.matcher(object.group());
+      while (pair.find()) {
+        values.put(pair.group(1), pair.group(3) != null ? pair.group(3) : pair.group(2).equals("null") ? null : pair.group(2));
+      }
+      objects.add(values);
+    }
+    return objects;
+  }
+
+  /** A duration as console.js shows it: 42s, 3m 05s, 2h 07m. */
+  static String consoleDuration(long millis) {
+    long seconds = millis / 1000;
+    if (seconds < 60) {
+      return seconds + "s";
+    }
+    long minutes = seconds / 60;
+    if (minutes < 60) {
+      return minutes + "m " + String.format("%02d", seconds % 60) + "s";
+    }
+    return minutes / 60 + "h " + String.format("%02d", minutes % 60) + "m";
   }
 }

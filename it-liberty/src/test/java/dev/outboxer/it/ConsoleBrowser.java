@@ -6,12 +6,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.TimeoutException;
 import org.openqa.selenium.WebDriver;
@@ -93,6 +97,39 @@ final class ConsoleBrowser implements AutoCloseable {
 
   boolean visible(String css) {
     return driver.findElements(By.cssSelector(css)).stream().anyMatch(WebElement::isDisplayed);
+  }
+
+  /** The cells' texts of each row the selector matches, in document order. */
+  List<List<String>> rows(String rowCss) {
+    return driver.findElements(By.cssSelector(rowCss)).stream()
+        .map(row -> row.findElements(By.tagName("td")).stream().map(WebElement::getText).toList()).toList();
+  }
+
+  /**
+   * Clicks the element, finding it again if the page replaced it in between: the console re-renders
+   * its tables on every refresh, so an element found a moment ago may be gone.
+   */
+  void click(String css) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        find(css).click();
+        return;
+      } catch (StaleElementReferenceException replaced) {
+        if (attempt == 3) {
+          throw replaced;
+        }
+      }
+    }
+  }
+
+  /** Resizes the browser window (the viewport follows it in headless Chromium). */
+  void resize(int width, int height) {
+    driver.manage().window().setSize(new Dimension(width, height));
+  }
+
+  /** The value of a JavaScript expression evaluated in the page. */
+  Object evaluate(String expression) {
+    return ((JavascriptExecutor) driver).executeScript("return " + expression + ";");
   }
 
   /**

@@ -26,13 +26,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @RequiresPostgres
 @ExtendWith(FreshPostgresSchema.class)
+@ExtendWith(NoFfdcIncidents.class)
 @ExtendWith(ArquillianExtension.class)
 class OrdersOnEclipseLinkIT extends OrderFlowContract {
 
   @Deployment
   static WebArchive deployment() {
     return OrdersArchives.sample("orders-eclipselink.war", OrdersOnEclipseLinkIT.class, OrderFlowContract.class,
-            RequiresPostgres.class, RequiresPostgres.Condition.class, FreshPostgresSchema.class, Http.class,
+            RequiresPostgres.class, RequiresPostgres.Condition.class, FreshPostgresSchema.class, NoFfdcIncidents.class, Http.class,
             Http.Response.class)
         .addClass(AppMetrics.class)
         .addPackage(OutboxTables.class.getPackage());

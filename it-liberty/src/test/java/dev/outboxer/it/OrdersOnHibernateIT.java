@@ -18,13 +18,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @RequiresPostgres
 @ExtendWith(FreshPostgresSchema.class)
+@ExtendWith(NoFfdcIncidents.class)
 @ExtendWith(ArquillianExtension.class)
 class OrdersOnHibernateIT extends OrderFlowContract {
 
   @Deployment
   static WebArchive deployment() {
     WebArchive war = OrdersArchives.sample("orders-hibernate.war", OrdersOnHibernateIT.class, OrderFlowContract.class,
-            RequiresPostgres.class, RequiresPostgres.Condition.class, FreshPostgresSchema.class)
+            RequiresPostgres.class, RequiresPostgres.Condition.class, FreshPostgresSchema.class, NoFfdcIncidents.class)
         .addClass(AppMetrics.class)
         .addPackage(OutboxTables.class.getPackage());
     return OrdersArchives.withPersistenceXml(war, "it/persistence-hibernate.xml");

@@ -21,6 +21,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
 
@@ -54,6 +55,7 @@ public class OutboxAdminResource {
   @Path("outboxes/{outbox}")
   public OutboxView outbox(@PathParam("outbox") String outbox) {
     read();
+    requireKnown(outbox);
     return answer(() -> OutboxView.of(outbox, admin.counts(outbox)));
   }
 
@@ -62,6 +64,7 @@ public class OutboxAdminResource {
   @Path("outboxes/{outbox}/partitions")
   public List<PartitionView> partitions(@PathParam("outbox") String outbox) {
     read();
+    requireKnown(outbox);
     return answer(() -> admin.partitions(outbox).stream().map(PartitionView::of).toList());
   }
 
@@ -72,6 +75,7 @@ public class OutboxAdminResource {
       @QueryParam("limit") @DefaultValue("100") int limit) {
     read();
     checkLimit(limit);
+    requireKnown(outbox);
     return answer(() -> admin.blockedGroups(outbox, limit).stream().map(BlockedGroupView::of).toList());
   }
 
@@ -83,6 +87,7 @@ public class OutboxAdminResource {
       @QueryParam("limit") @DefaultValue("" + AdminKeys.DEFAULT_PAGE_SIZE) int limit) {
     read();
     checkLimit(limit);
+    requireKnown(outbox);
     List<DeadMessageView> page = answer(() -> admin.dead(outbox, group == null || group.isEmpty() ? null : group,
         after, limit).stream().map(DeadMessageView::of).toList());
     return new DeadPage(page, page.size() < limit ? null : page.get(page.size() - 1).id());
@@ -140,9 +145,10 @@ public class OutboxAdminResource {
     return AdminGuard.check(security, headers, settings.role(), true);
   }
 
-  private static ChangeResult audited(String caller, String outbox, String action, String what, Supplier<Integer> work) {
+  private ChangeResult audited(String caller, String outbox, String action, String what, Supplier<Integer> work) {
     int changed;
     try {
+      requireKnown(outbox);
       changed = answer(work);
     } catch (WebApplicationException refused) {
       AUDIT.info(() -> "outbox-admin: " + caller + " asked to " + action + " " + what + " of outbox '" + outbox
@@ -160,6 +166,20 @@ public class OutboxAdminResource {
           + " message gets a new id) or discarded already, or never existed");
     }
     return changed;
+  }
+
+  /**
+   * Refuses an outbox name that is not configured with 404 before OutboxAdmin is called with it.
+   * OutboxAdmin would refuse it too, but by throwing from its {@code @Transactional} methods, and
+   * Open Liberty writes an FFDC incident for every exception leaving a {@code @Transactional}
+   * method: a mistyped name in a URL is an expected error and must not leave one.
+   */
+  private void requireKnown(String outbox) {
+    List<String> known = admin.outboxes();
+    if (!known.contains(outbox)) {
+      throw problem(Response.Status.NOT_FOUND, "No outbox named '" + outbox + "' is configured: set outbox." + outbox
+          + ".relay to create it. Configured outboxes: " + new TreeSet<>(known));
+    }
   }
 
   /** Runs an OutboxAdmin call, turning its refusals into JSON answers with a status. */

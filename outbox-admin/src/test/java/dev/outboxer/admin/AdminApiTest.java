@@ -297,14 +297,20 @@ class AdminApiTest {
   }
 
   @Test
-  void discarding_one_message_removes_it_and_a_second_discard_is_404() throws Exception {
+  void discarding_one_message_removes_it_logs_the_caller_and_a_second_discard_is_404_and_logged_as_refused()
+      throws Exception {
     failingGroups.add("a");
     long id = publishDead("orders", "a").get(0);
 
-    HttpResponse<String> discarded = server.send(withCsrf(call("DELETE", "api/outboxes/orders/messages/" + id, null,
-        "operator")));
-    HttpResponse<String> again = server.send(withCsrf(call("DELETE", "api/outboxes/orders/messages/" + id, null,
-        "operator")));
+    HttpResponse<String> discarded;
+    HttpResponse<String> again;
+    try (LogCapture audit = LogCapture.of("dev.outboxer.admin.audit")) {
+      discarded = server.send(withCsrf(call("DELETE", "api/outboxes/orders/messages/" + id, null, "operator")));
+      again = server.send(withCsrf(call("DELETE", "api/outboxes/orders/messages/" + id, null, "operator")));
+      assertThat(audit.messages(Level.INFO)).containsExactly(
+          "outbox-admin: operator asked to discard message " + id + " of outbox 'orders': 1 message(s) changed",
+          "outbox-admin: operator asked to discard message " + id + " of outbox 'orders': refused (404)");
+    }
 
     assertThat(discarded.statusCode()).isEqualTo(200);
     assertThat(json(discarded).getInt("changed")).isEqualTo(1);
@@ -340,9 +346,13 @@ class AdminApiTest {
 
     failingGroups.add("d");
     List<Long> more = publishDead("orders", "d", "d");
-    JsonObject discardedIds = json(server.send(withCsrf(call("POST", "api/outboxes/orders/discard",
-        "{\"ids\":[" + more.get(0) + "," + more.get(1) + ",999999999]}", "operator"))));
-    assertThat(discardedIds.getInt("changed")).isEqualTo(2);
+    try (LogCapture audit = LogCapture.of("dev.outboxer.admin.audit")) {
+      JsonObject discardedIds = json(server.send(withCsrf(call("POST", "api/outboxes/orders/discard",
+          "{\"ids\":[" + more.get(0) + "," + more.get(1) + ",999999999]}", "operator"))));
+      assertThat(discardedIds.getInt("changed")).isEqualTo(2);
+      assertThat(audit.messages(Level.INFO)).containsExactly("outbox-admin: operator asked to discard messages ["
+          + more.get(0) + ", " + more.get(1) + ", 999999999] of outbox 'orders': 2 message(s) changed");
+    }
   }
 
   @Test

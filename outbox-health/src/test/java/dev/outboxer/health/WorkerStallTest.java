@@ -28,11 +28,24 @@ import org.junit.jupiter.api.TestInstance;
  * the run outlasts its transaction) and an executor that refuses the workers' runs (the supervisor
  * schedules them again once it accepts). Stall time 2 s; the outboxes' relay timeout 1 s and idle
  * poll 200 ms stay below it, as the settings check demands.
+ *
+ * <p>Each change of status is bounded from both sides where the timing allows: DOWN not before the
+ * stall time has passed, and no later than the stall time plus the refresh interval (the backlog
+ * read may be that old) plus {@link #SLACK}; UP again no later than the supervisor's reaction
+ * (its 1 s round, and for a hanging run its stuck time) plus {@link #SLACK}. The slack covers
+ * thread scheduling, the 50 ms polling here and a database round trip on a busy CI machine.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WorkerStallTest {
 
   private static final Duration STALL = Duration.ofSeconds(2);
+  private static final Duration REFRESH = Duration.ofMillis(300);
+  /** The core's supervisor round (Workers.SUPERVISION_INTERVAL): how often it checks the workers. */
+  private static final Duration SUPERVISION = Duration.ofSeconds(1);
+  /** The core replaces a worker whose run outlasts transaction-timeout (2 s) + relay-timeout (1 s) + 5 s. */
+  private static final Duration STUCK_AFTER = Duration.ofSeconds(2 + 1 + 5);
+  /** What the bounds allow beyond the configured times: scheduling, polling and a database read. */
+  private static final Duration SLACK = Duration.ofSeconds(1);
 
   private OutboxTestContainer container;
   private HealthProbe probe;
@@ -48,7 +61,7 @@ class WorkerStallTest {
     coreLog = LogCapture.of("dev.outboxer.cdi.internal.work");
     OutboxTestContainer.Builder builder = OutboxTestContainer.builder(TestDatabase.POSTGRESQL)
         .config("outbox.health.worker-stall", "2s")
-        .config("outbox.health.refresh-interval", "300ms")
+        .config("outbox.health.refresh-interval", REFRESH.toMillis() + "ms")
         .beans(HangingRelay.class, RecordingRelay.class, PausableScheduler.class);
     for (String name : new String[] {"hang", "paused"}) {
       builder.config("outbox." + name + ".relay", name.equals("hang") ? "hanging" : "recording")
@@ -78,6 +91,19 @@ class WorkerStallTest {
     return probe.liveness(OutboxWorkersCheck.NAME);
   }
 
+  /**
+   * Polls liveness every 50 ms until its status is {@code expected} and returns that answer; fails
+   * if it is not so within {@code bound} of {@code sinceNanos} (a {@link System#nanoTime()} stamp).
+   */
+  private JsonObject livenessWithin(String expected, long sinceNanos, Duration bound, String what) {
+    long remaining = sinceNanos + bound.toNanos() - System.nanoTime();
+    JsonObject[] last = new JsonObject[1];
+    await(what + " within " + bound.toMillis() + " ms").atMost(Duration.ofNanos(Math.max(remaining, 1_000_000)))
+        .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50))
+        .until(() -> status(last[0] = liveness()).equals(expected));
+    return last[0];
+  }
+
   private long publish(String outboxName) throws Exception {
     return container.inTransaction(() -> outbox.publish(outboxName, new Ping("g", 1)));
   }
@@ -96,22 +122,24 @@ class WorkerStallTest {
     long hangStarted = System.nanoTime();
     long id = publish("hang");
     assertThat(hanging.await(10, TimeUnit.SECONDS)).as("the relay hangs").isTrue();
+    // The run started before the latch was released: bounds counted from here are on the safe side.
+    long hangSeen = System.nanoTime();
 
     JsonObject early = liveness();
     if (System.nanoTime() - hangStarted < STALL.toNanos()) {
       assertThat(status(early)).as("a batch shorter than the stall time is no stall: " + early).isEqualTo("UP");
     }
-    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
-        .until(() -> status(liveness()).equals("DOWN"));
-    assertThat(System.nanoTime() - hangStarted).isGreaterThanOrEqualTo(STALL.toNanos());
-    JsonObject down = liveness();
+    JsonObject down = livenessWithin("DOWN", hangSeen, STALL.plus(REFRESH).plus(SLACK),
+        "DOWN after the stall time (" + STALL.toMillis() + " ms) + refresh (" + REFRESH.toMillis() + " ms) + slack");
+    assertThat(System.nanoTime() - hangStarted).as("DOWN not before the stall time").isGreaterThanOrEqualTo(STALL.toNanos());
     assertThat(data(down).getString("stalled")).isEqualTo("hang/0");
     assertThat(data(down).getString("hang.partition-0"))
         .startsWith("stalled: its current run started ").contains("while 1 message(s) wait");
 
-    // The supervisor replaces the worker once its run outlasts transaction-timeout + relay-timeout + 5 s.
-    await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200))
-        .until(() -> status(liveness()).equals("UP"));
+    // The supervisor replaces the worker at its first round after the run outlasted STUCK_AFTER; the
+    // new worker counts as active from its start, so UP needs no backlog read.
+    livenessWithin("UP", hangSeen, STUCK_AFTER.plus(SUPERVISION).plus(SLACK),
+        "UP again after the replacement: stuck time (" + STUCK_AFTER.toMillis() + " ms) + a supervisor round + slack");
     assertThat(coreLog.warnings()).as("UP again only once the supervisor replaced the worker")
         .anySatisfy(warning -> assertThat(warning).contains("Outbox 'hang', partition 0", "a new worker takes over"));
     await().atMost(Duration.ofSeconds(10)).until(() -> relay.delivered().stream().anyMatch(r -> r.id() == id));
@@ -133,17 +161,21 @@ class WorkerStallTest {
       assertThat(status(idle)).as("a stopped worker with nothing waiting: " + idle).isEqualTo("UP");
 
       long id = publish("paused");
-      await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
-          .until(() -> status(liveness()).equals("DOWN"));
-      JsonObject down = liveness();
+      long published = System.nanoTime();
+      // The worker is past its stall time already: only the backlog read (at most REFRESH old) lags behind.
+      JsonObject down = livenessWithin("DOWN", published, REFRESH.plus(SLACK),
+          "DOWN once a message waits for a worker stopped longer than the stall time: refresh ("
+              + REFRESH.toMillis() + " ms) + slack");
       assertThat(data(down).getString("stalled")).isEqualTo("paused/0");
       assertThat(data(down).getString("paused.partition-0"))
           .startsWith("stalled: its last run ended ").contains("while 1 message(s) wait");
       assertThat(relay.handed()).extracting(r -> r.id()).doesNotContain(id);
 
       PausableScheduler.resume();
-      await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
-          .until(() -> status(liveness()).equals("UP"));
+      long resumed = System.nanoTime();
+      // The supervisor's next round schedules the worker at once; its run makes it active again.
+      livenessWithin("UP", resumed, SUPERVISION.plus(SLACK),
+          "UP again once the executor accepts runs: a supervisor round (" + SUPERVISION.toMillis() + " ms) + slack");
       assertThat(coreLog.warnings()).as("the supervisor noticed the broken schedule")
           .anySatisfy(warning -> assertThat(warning).contains("Outbox 'paused', partition 0", "refused"));
       await().atMost(Duration.ofSeconds(10)).until(() -> relay.confirmed().stream().anyMatch(r -> r.id() == id));

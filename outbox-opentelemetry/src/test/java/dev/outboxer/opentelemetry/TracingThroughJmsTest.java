@@ -8,7 +8,11 @@ import dev.outboxer.testing.OutboxTestContainer;
 import dev.outboxer.testing.TestDatabase;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.TraceFlags;
+import io.opentelemetry.api.trace.TraceState;
+import io.opentelemetry.context.Context;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
@@ -28,13 +32,20 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The trace through the real JMS relay: a span around publish on PostgreSQL, the core's worker
- * relays with {@code outbox.traced.relay=jms} to an embedded Artemis broker in the same XA
- * transaction, and a consumer that continues the trace from the message's {@code traceparent}
- * property finds itself a child of the relay span, in the publisher's trace.
+ * The trace through the real JMS relay: a span around publish on PostgreSQL (in a trace that
+ * arrived with a {@code tracestate}), the core's worker relays with {@code outbox.traced.relay=jms}
+ * to an embedded Artemis broker in the same XA transaction, and the consumer finds {@code
+ * traceparent} (the relay span's context) and {@code tracestate} (the caller's) as message
+ * properties. Continuing the trace from them makes the consumer's span a child of the relay span,
+ * in the publisher's trace, with the caller's trace state.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TracingThroughJmsTest {
+
+  /** The trace the publisher's request arrived in: fixed, so that the test names the ids it expects. */
+  private static final String TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+  private static final String CALLER_SPAN_ID = "00f067aa0ba902b7";
+  private static final TraceState TRACE_STATE = TraceState.builder().put("vendor", "publisher").build();
 
   private EmbeddedActiveMQ broker;
   private OutboxTestContainer container;
@@ -66,10 +77,13 @@ class TracingThroughJmsTest {
   }
 
   @Test
-  void a_consumer_continuing_from_the_jms_message_is_a_child_of_the_relay_span_in_the_publishers_trace()
+  void a_consumer_continuing_from_the_jms_message_properties_is_a_child_of_the_relay_span_in_the_publishers_trace_and_state()
       throws Exception {
     InMemoryTelemetry.EXPORTER.reset();
-    Span checkout = InMemoryTelemetry.testTracer().spanBuilder("checkout").setSpanKind(SpanKind.SERVER).startSpan();
+    SpanContext caller = SpanContext.createFromRemoteParent(TRACE_ID, CALLER_SPAN_ID, TraceFlags.getSampled(),
+        TRACE_STATE);
+    Span checkout = InMemoryTelemetry.testTracer().spanBuilder("checkout").setSpanKind(SpanKind.SERVER)
+        .setParent(Context.root().with(Span.wrap(caller))).startSpan();
     long id = InMemoryTelemetry.inSpan(checkout,
         () -> container.inTransaction(() -> container.select(Outbox.class).publish("traced", new Ping("order:9", 1))));
 
@@ -94,8 +108,14 @@ class TracingThroughJmsTest {
     SpanData relaySpan = InMemoryTelemetry.spans("publish traced").get(0);
     SpanData consumed = InMemoryTelemetry.spans("traced process").get(0);
     assertThat(relaySpan.getAttributes().get(AttributeKey.longKey("outboxer.message.id"))).isEqualTo(id);
+    assertThat(relaySpan.getAttributes().get(AttributeKey.stringKey("outboxer.outcome"))).isEqualTo("confirmed");
+    assertThat(relaySpan.getTraceId()).isEqualTo(TRACE_ID);
     assertThat(relaySpan.getParentSpanId()).isEqualTo(checkout.getSpanContext().getSpanId());
+    // On the message: the relay span's context, not the publisher's, with the caller's tracestate.
+    assertThat(message.getStringProperty("traceparent")).isEqualTo("00-" + TRACE_ID + "-" + relaySpan.getSpanId() + "-01");
+    assertThat(message.getStringProperty("tracestate")).isEqualTo("vendor=publisher");
+    assertThat(consumed.getTraceId()).isEqualTo(TRACE_ID);
     assertThat(consumed.getParentSpanId()).isEqualTo(relaySpan.getSpanId());
-    assertThat(consumed.getTraceId()).isEqualTo(checkout.getSpanContext().getTraceId());
+    assertThat(consumed.getSpanContext().getTraceState().get("vendor")).isEqualTo("publisher");
   }
 }

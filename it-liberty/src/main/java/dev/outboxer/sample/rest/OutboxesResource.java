@@ -3,6 +3,7 @@ package dev.outboxer.sample.rest;
 import dev.outboxer.DeadMessage;
 import dev.outboxer.OutboxAdmin;
 import dev.outboxer.OutboxCounts;
+import dev.outboxer.UnknownOutboxException;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.DELETE;
@@ -18,6 +19,7 @@ import jakarta.ws.rs.core.Response;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 
 /**
  * Operations on an outbox through {@link OutboxAdmin}: {@code GET /api/outboxes/{name}} counts,
@@ -34,7 +36,7 @@ public class OutboxesResource {
 
   @GET
   public Map<String, Object> counts(@PathParam("name") String name) {
-    OutboxCounts counts = admin.counts(name);
+    OutboxCounts counts = admin.counts(known(name));
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("outbox", name);
     body.put("pending", counts.pending());
@@ -47,21 +49,36 @@ public class OutboxesResource {
   @GET
   @Path("dead")
   public List<DeadMessage> dead(@PathParam("name") String name, @QueryParam("limit") @DefaultValue("20") int limit) {
-    return admin.dead(name, limit);
+    return admin.dead(known(name), limit);
   }
 
   /** Revives the given dead messages ({@code ?id=7&id=9}), or all of them. */
   @POST
   @Path("dead/retry")
   public Map<String, Object> retryDead(@PathParam("name") String name, @QueryParam("id") List<Long> ids) {
-    int revived = admin.retryDead(name, ids.stream().mapToLong(Long::longValue).toArray());
+    int revived = admin.retryDead(known(name), ids.stream().mapToLong(Long::longValue).toArray());
     return Map.of("outbox", name, "revived", revived);
   }
 
   @DELETE
   @Path("messages/{id}")
   public Response discard(@PathParam("name") String name, @PathParam("id") long id) {
-    return admin.discard(name, id) ? Response.noContent().build()
+    return admin.discard(known(name), id) ? Response.noContent().build()
         : Response.status(Response.Status.NOT_FOUND).entity(Map.of("error", "no message " + id + " in " + name)).build();
+  }
+
+  /**
+   * The name if such an outbox is configured, else {@link UnknownOutboxException} (a 404), thrown
+   * here rather than by OutboxAdmin: Open Liberty writes an FFDC incident for every exception that
+   * leaves a {@code @Transactional} method, as OutboxAdmin's are, and a wrong name in a URL is an
+   * expected error.
+   */
+  private String known(String name) {
+    List<String> outboxes = admin.outboxes();
+    if (!outboxes.contains(name)) {
+      throw new UnknownOutboxException("No outbox named '" + name + "' is configured. Configured outboxes: "
+          + new TreeSet<>(outboxes));
+    }
+    return name;
   }
 }

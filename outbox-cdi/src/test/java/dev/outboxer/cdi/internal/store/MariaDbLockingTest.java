@@ -273,6 +273,28 @@ class MariaDbLockingTest {
     }
   }
 
+  /**
+   * The README (Databases) documents the worker's isolation level on MariaDB as the server's default,
+   * REPEATABLE READ, which takes no gap locks for the worker's statements: the tests above run at it.
+   */
+  @Test
+  void the_worker_runs_its_batches_at_repeatable_read_as_documented() throws Exception {
+    AtomicReference<String> isolation = new AtomicReference<>();
+    ScriptedRelay.script((batch, node) -> {
+      // The pool hands the batch's JTA transaction its own connection again.
+      try (java.sql.Connection connection = container.dataSource().getConnection();
+          java.sql.Statement statement = connection.createStatement();
+          java.sql.ResultSet rows = statement.executeQuery("SELECT @@tx_isolation")) {
+        rows.next();
+        isolation.compareAndSet(null, rows.getString(1));
+      }
+      ScriptedRelay.sendAll(batch, node);
+    });
+    long id = container.inTransaction(() -> outbox.publish("drain", Headered.key("isolation")));
+    Eventually.until(WAIT, "the message is relayed", () -> Rows.message(DATABASE, id) == null, () -> "pending");
+    assertThat(isolation.get()).as("the isolation level of the worker's transaction").isEqualTo("REPEATABLE-READ");
+  }
+
   // ---- today 6: serialize-writes shares lock slots between unrelated groups ----
 
   @Test

@@ -526,7 +526,8 @@ abstract class PublishValidationContractTest {
   @Test
   void a_header_the_relays_destination_refuses_is_refused_at_publish_naming_the_header_and_the_relays_reason()
       throws Exception {
-    RuntimeException refusal = refused(() -> outbox.publish("strict", Headered.headers(Map.of("JMSCorrelationID", "c"))));
+    RuntimeException refusal =
+        refused(() -> outbox.publish("strict", Headered.headers(Map.of("JMSCorrelationID", "c"))));
     assertInvalidFor("strict", refusal, "header 'JMSCorrelationID'", "collides with the JMS header fields");
   }
 

@@ -17,7 +17,7 @@ class H2TimeZoneTest extends TimeZoneContractTest {
 
   @Override
   String sessionZone() {
-    return String.valueOf(Rows.query(database(),
-        "SELECT SETTING_VALUE AS zone FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'TIME ZONE'").get(0).get("zone"));
+    return String.valueOf(Rows.query(database(), "SELECT SETTING_VALUE AS zone FROM INFORMATION_SCHEMA.SETTINGS"
+        + " WHERE SETTING_NAME = 'TIME ZONE'").get(0).get("zone"));
   }
 }

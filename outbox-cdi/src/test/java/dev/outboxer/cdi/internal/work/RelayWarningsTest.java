@@ -42,7 +42,8 @@ class RelayWarningsTest {
           .contains("the relay 'scripted' threw java.io.IOException: broker went away")
           .contains("said at most once a minute per partition; the other times at FINE"));
       assertThat(log.warnings()).extracting(text -> text.substring(0, text.indexOf(':')))
-          .containsExactly("Outbox 'orders', partition 0", "Outbox 'orders', partition 1", "Outbox 'orders', partition 0");
+          .containsExactly("Outbox 'orders', partition 0", "Outbox 'orders', partition 1",
+              "Outbox 'orders', partition 0");
     }
   }
 

@@ -22,6 +22,16 @@ final class RelayWarnings {
   private static final long INTERVAL_NANOS = Duration.ofMinutes(1).toNanos();
 
   private final Map<String, Long> lastWarned = new ConcurrentHashMap<>();
+  /** Monotonic nanoseconds: the interval is real elapsed time, not wall-clock time. Settable for tests. */
+  private final java.util.function.LongSupplier nanos;
+
+  RelayWarnings() {
+    this(System::nanoTime);
+  }
+
+  RelayWarnings(java.util.function.LongSupplier nanos) {
+    this.nanos = nanos;
+  }
 
   /**
    * The relay threw, outlived its timeout or returned leaving records unreported: the records it did
@@ -51,7 +61,7 @@ final class RelayWarnings {
       return;
     }
     String key = settings.name() + '/' + partition + '/' + kind;
-    long now = System.nanoTime();
+    long now = nanos.getAsLong();
     Long last = lastWarned.get(key);
     boolean loud = last == null || now - last >= INTERVAL_NANOS;
     if (loud) {

@@ -150,10 +150,26 @@ abstract class AdminBadInputContractTest {
   }
 
   @Test
-  void an_unknown_outbox_is_refused_by_every_operation() {
-    assertThatThrownBy(() -> admin.discard("nope", 1)).isInstanceOf(UnknownOutboxException.class);
-    assertThatThrownBy(() -> admin.retryDead("nope")).isInstanceOf(UnknownOutboxException.class);
-    assertThatThrownBy(() -> admin.dead("nope", 10)).isInstanceOf(UnknownOutboxException.class);
+  void an_unknown_outbox_is_refused_by_every_operation() throws Exception {
+    long id = pending();
+    // Every OutboxAdmin method that takes an outbox name (outboxes(), started() and workers() take none).
+    java.util.Map<String, org.assertj.core.api.ThrowableAssert.ThrowingCallable> operations =
+        new java.util.LinkedHashMap<>();
+    operations.put("counts", () -> admin.counts("nope"));
+    operations.put("partitions", () -> admin.partitions("nope"));
+    operations.put("blockedGroups", () -> admin.blockedGroups("nope", 10));
+    operations.put("discard", () -> admin.discard("nope", id));
+    operations.put("discardAll", () -> admin.discardAll("nope", id));
+    operations.put("discardDeadGroup", () -> admin.discardDeadGroup("nope", "p"));
+    operations.put("retryDead", () -> admin.retryDead("nope", id));
+    operations.put("retryDeadGroup", () -> admin.retryDeadGroup("nope", "p"));
+    operations.put("dead(outbox, limit)", () -> admin.dead("nope", 10));
+    operations.put("dead(outbox, groupKey, afterId, limit)", () -> admin.dead("nope", "p", 0, 10));
+    org.assertj.core.api.SoftAssertions softly = new org.assertj.core.api.SoftAssertions();
+    operations.forEach((name, operation) -> softly.assertThatThrownBy(operation).as(name)
+        .isInstanceOf(UnknownOutboxException.class).hasMessageContaining("'nope'"));
+    softly.assertThat(Rows.message(database(), id)).as("the message of another outbox").isNotNull();
+    softly.assertAll();
   }
 
   /** A message of outbox orders that failed once and waits a minute for its retry. */

@@ -83,7 +83,9 @@ abstract class PublishValidationContractTest {
         .config("outbox.serial.serialize-writes", "true")
         .config("outbox.serial.backoff.min", "1m")
         .config("outbox.serial.backoff.max", "1m")
-        .beans(ScriptedRelay.class, SwitchableCodec.class)
+        // An outbox whose relay's destination has rules of its own (MessageConstraints).
+        .config("outbox.strict.relay", DestinationRulesRelayProvider.NAME)
+        .beans(ScriptedRelay.class, SwitchableCodec.class, DestinationRulesRelayProvider.class)
         .start();
     outbox = container.select(Outbox.class);
   }
@@ -519,6 +521,56 @@ abstract class PublishValidationContractTest {
    * publish threw, the transaction stayed active (not marked for rollback), the commit succeeded
    * with the business row, and no message row was written.
    */
+  // ---- a relay whose MessageConstraints refuse (issue 11, "Deliver" 1: characters a relay cannot carry) ----
+
+  @Test
+  void a_header_the_relays_destination_refuses_is_refused_at_publish_naming_the_header_and_the_relays_reason()
+      throws Exception {
+    RuntimeException refusal =
+        refused(() -> outbox.publish("strict", Headered.headers(Map.of("JMSCorrelationID", "c"))));
+    assertInvalidFor("strict", refusal, "header 'JMSCorrelationID'", "collides with the JMS header fields");
+  }
+
+  @Test
+  void a_message_the_relays_destination_refuses_as_a_whole_is_refused_at_publish_naming_the_message_and_the_limit()
+      throws Exception {
+    // 390 payload bytes are under the relay's payload limit of 500, 10 header bytes under its 64; together with the
+    // headers the message is 400 + 1 bytes, over the destination's 400 for the whole message.
+    SwitchableCodec.returning(new byte[390]);
+    RuntimeException refusal = refused(() -> outbox.publish("strict", Headered.headers(Map.of("tenant", "acme0"))));
+    assertInvalidFor("strict", refusal, "message", "the message is 401 bytes with its attributes",
+        "the destination takes at most 400");
+  }
+
+  @Test
+  void headers_over_the_relays_header_limit_are_refused_at_publish_naming_the_relays_limit() throws Exception {
+    RuntimeException refusal = refused(() -> outbox.publish("strict", Headered.headers(Map.of("h", "v".repeat(64)))));
+    assertInvalidFor("strict", refusal, "headers", "the headers take 65 bytes", "the limit is 64 bytes",
+        "(the relay's destination)");
+  }
+
+  @Test
+  void a_payload_over_the_relays_payload_limit_is_refused_at_publish_naming_the_relays_destination() throws Exception {
+    SwitchableCodec.returning(new byte[501]);
+    RuntimeException refusal = refused(() -> outbox.publish("strict", Headered.key("p")));
+    assertInvalidFor("strict", refusal, "payload", "501 bytes", "the limit is 500 bytes",
+        "the largest message the strict relay's destination takes");
+  }
+
+  @Test
+  void a_message_the_relays_destination_takes_is_published_and_relayed_through_it() throws Exception {
+    SwitchableCodec.returning(new byte[100]);
+    long id = container.inTransaction(() -> outbox.publish("strict", Headered.headers(Map.of("tenant", "acme"))));
+    await().atMost(WAIT).until(() -> Rows.message(database(), id) == null);
+  }
+
+  private static void assertInvalidFor(String outboxName, RuntimeException refusal, String field, String... words) {
+    assertThat(refusal).isInstanceOf(InvalidOutboxMessageException.class);
+    InvalidOutboxMessageException invalid = (InvalidOutboxMessageException) refusal;
+    assertThat(invalid.field()).as("field of: " + invalid.getMessage()).isEqualTo(field);
+    assertThat(invalid.getMessage()).contains("'" + outboxName + "'").contains(words).contains("Nothing was written");
+  }
+
   RuntimeException refused(Publish publish) throws Exception {
     long orderId = ORDER_IDS.incrementAndGet();
     AtomicReference<RuntimeException> thrown = new AtomicReference<>();

@@ -5,8 +5,10 @@ import dev.outboxer.testing.TestDatabase;
 
 /**
  * MariaDB knows named zones only once its time zone tables are loaded ({@code mariadb-tzinfo-to-sql
- * /usr/share/zoneinfo | mariadb mysql}). Where they are, the sessions run in Europe/Berlin too;
- * where they are not, only the JVM does, and the session keeps the server's zone.
+ * /usr/share/zoneinfo | mariadb -u root mysql}; {@code .ci/run} does it). Where they are, the
+ * sessions run in Europe/Berlin too. Where they are not, the test fails in CI
+ * ({@value TestDatabase#REQUIRE_PROPERTY}=true); elsewhere only the JVM runs in Europe/Berlin, the
+ * session keeps the server's zone, and the session-zone test is skipped saying so.
  */
 class MariaDbTimeZoneTest extends TimeZoneContractTest {
 
@@ -22,8 +24,13 @@ class MariaDbTimeZoneTest extends TimeZoneContractTest {
     Object known = Rows.query(database(), "SELECT CONVERT_TZ('2026-03-29 02:30:00', 'UTC', '" + ZONE + "') AS t")
         .get(0).get("t");
     if (known == null) {
-      System.out.println(getClass().getSimpleName() + ": MariaDB has no time zone tables; the session zone stays the"
-          + " server's, only the JVM runs in " + ZONE);
+      String missing = "MariaDB has no time zone tables, so its session cannot run in " + ZONE + ": load them with"
+          + " mariadb-tzinfo-to-sql /usr/share/zoneinfo | mariadb -h 127.0.0.1 -u root mysql";
+      if (Boolean.getBoolean(TestDatabase.REQUIRE_PROPERTY)) {
+        org.junit.jupiter.api.Assertions.fail(missing + " (" + TestDatabase.REQUIRE_PROPERTY + "=true)");
+      }
+      System.out.println(getClass().getSimpleName() + ": " + missing + "; only the JVM runs in " + ZONE);
+      zoneTables = false;
       return () -> {};
     }
     String previous = System.getProperty(URL_PROPERTY);
@@ -36,6 +43,13 @@ class MariaDbTimeZoneTest extends TimeZoneContractTest {
         System.setProperty(URL_PROPERTY, previous);
       }
     };
+  }
+
+  private boolean zoneTables = true;
+
+  @Override
+  boolean hasSessionZone() {
+    return zoneTables;
   }
 
   @Override

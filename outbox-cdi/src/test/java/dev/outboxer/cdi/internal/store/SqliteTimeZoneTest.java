@@ -18,6 +18,11 @@ class SqliteTimeZoneTest extends TimeZoneContractTest {
   }
 
   @Override
+  boolean hasSessionZone() {
+    return false;
+  }
+
+  @Override
   String sessionZone() {
     return "none (SQLite has no session time zone)";
   }

@@ -48,6 +48,11 @@ abstract class TimeZoneContractTest {
   /** The time zone of a new session of the container's pool, as the database reports it. */
   abstract String sessionZone() throws Exception;
 
+  /** Whether the database has a session time zone at all (SQLite has none). */
+  boolean hasSessionZone() {
+    return true;
+  }
+
   private Runnable undoSessionZone = () -> {};
 
   @BeforeAll
@@ -112,6 +117,12 @@ abstract class TimeZoneContractTest {
     assertThat(TimeZone.getDefault().getID()).isEqualTo(ZONE);
     assertThat(TimeZone.getDefault().observesDaylightTime()).isTrue();
     System.out.println(getClass().getSimpleName() + ": database session time zone " + sessionZone());
+  }
+
+  @Test
+  void the_database_session_runs_in_the_same_zone_with_daylight_saving_time() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(hasSessionZone(), sessionZone());
+    assertThat(sessionZone()).as("the session time zone of " + database()).contains(ZONE);
   }
 
   @Test

@@ -93,6 +93,25 @@ class PartitionBatchTest {
   }
 
   @Test
+  void a_confirmation_after_an_earlier_record_of_its_group_failed_is_not_honoured_and_is_said_at_warning() {
+    PartitionBatch batch = batch(Ordering.GROUP);
+    try (LogCapture log = LogCapture.of(PartitionBatch.class)) {
+      batch.fail(a1, new RuntimeException("boom"));
+      batch.confirm(a2); // a relay that ignored heldBack(a2)
+      batch.confirm(b1);
+      batch.confirm(free);
+      batch.close();
+
+      PartitionBatch.Outcomes outcomes = batch.evaluate(UNREPORTED);
+      assertThat(outcomes.confirmed()).as("other groups and ungrouped records go on").containsExactly(b1, free);
+      assertThat(outcomes.failed()).extracting(PartitionBatch.Failure::record).containsExactly(a1);
+      assertThat(outcomes.heldBack()).as("a2 stays pending behind a1, with a3").containsExactly(a2, a3);
+      assertThat(log.warnings()).containsExactly("Outbox 'orders': the relay confirmed message 3 after an earlier"
+          + " message of its group failed; it stays pending and is sent again in order (a duplicate for the consumer)");
+    }
+  }
+
+  @Test
   void the_first_report_wins_and_reports_after_close_are_ignored() {
     PartitionBatch batch = batch(Ordering.GROUP);
     batch.confirm(a1);

@@ -125,7 +125,7 @@ enum InboxDialect {
 
   /** The plain DDL script in the jar, also the Flyway migration. */
   String ddlResource() {
-    return "db/migration/outboxer-inbox/" + configValue + "/V1__outboxer_inbox.sql";
+    return "META-INF/outboxer/inbox/flyway/" + configValue + "/V1__outboxer_inbox.sql";
   }
 
   /**

@@ -270,8 +270,8 @@ abstract class InboxContractTest {
     assertThatThrownBy(() -> Inbox.builder(dataSource).build())
         .isInstanceOf(InboxException.class)
         .hasMessageContaining("missing table outbox_inbox, table outbox_inbox_message")
-        .hasMessageContaining("db/migration/outboxer-inbox/" + database().configValue() + "/V1__outboxer_inbox.sql")
-        .hasMessageContaining("db/changelog/outboxer-inbox/" + database().configValue() + ".xml");
+        .hasMessageContaining("META-INF/outboxer/inbox/flyway/" + database().configValue() + "/V1__outboxer_inbox.sql")
+        .hasMessageContaining("META-INF/outboxer/inbox/liquibase/" + database().configValue() + ".xml");
   }
 
   @Test

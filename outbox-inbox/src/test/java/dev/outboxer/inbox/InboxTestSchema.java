@@ -27,7 +27,7 @@ final class InboxTestSchema {
 
   /** The shipped DDL script (also the Flyway migration) for the database. */
   static String script(TestDatabase database) {
-    String resource = "db/migration/outboxer-inbox/" + database.configValue() + "/V1__outboxer_inbox.sql";
+    String resource = "META-INF/outboxer/inbox/flyway/" + database.configValue() + "/V1__outboxer_inbox.sql";
     try (InputStream in = InboxTestSchema.class.getClassLoader().getResourceAsStream(resource)) {
       if (in == null) {
         throw new IllegalStateException(resource + " is not on the class path");

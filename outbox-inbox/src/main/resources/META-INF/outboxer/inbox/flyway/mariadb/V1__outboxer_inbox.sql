@@ -1,6 +1,6 @@
 -- Outboxer inbox schema for MariaDB 10.6+ (version 1): the consumer side, in the consumer's database. Run it once
 -- before the consumer starts, apply it as a Flyway migration (this file) or include the Liquibase changelog
--- db/changelog/outboxer-inbox/mariadb.xml.
+-- META-INF/outboxer/inbox/liquibase/mariadb.xml.
 
 -- The last accepted id per group of an outbox. UTC times; a row per group until Inbox.purge removes it.
 -- Group keys use utf8mb4_nopad_bin, as in the outbox: 'a', 'a ' and 'A' are three groups, as they are in Java.

@@ -31,7 +31,7 @@ class InboxMigrationsTest {
   private static final String FLYWAY_TABLE = "outboxer_inbox_flyway_history";
 
   @ParameterizedTest
-  @EnumSource(value = TestDatabase.class, names = {"POSTGRESQL", "MARIADB", "H2"}) // the inbox ships no SQLite schema
+  @EnumSource(value = TestDatabase.class, names = {"POSTGRESQL", "MARIADB", "H2"}) // SQLite: the plain script only
   void flywayAndLiquibaseCreateTheSchemaThePlainScriptCreates(TestDatabase database) throws Exception {
     database.assumeAvailable();
     DataSource dataSource = InboxTestSchema.dataSource(database);

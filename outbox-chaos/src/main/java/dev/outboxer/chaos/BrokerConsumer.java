@@ -14,6 +14,7 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -21,7 +22,10 @@ import javax.sql.DataSource;
 import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -52,6 +56,7 @@ final class BrokerConsumer implements AutoCloseable {
   private final Thread thread;
   private final Inbox inbox;
   private final AtomicLong received = new AtomicLong();
+  private final AtomicLong rewinds = new AtomicLong();
   private volatile boolean stopping;
   private volatile Exception failure;
 
@@ -111,11 +116,15 @@ final class BrokerConsumer implements AutoCloseable {
         ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
         // With the inbox, offsets are committed after the database, as an application would.
         ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, Boolean.toString(inbox == null));
+    int rewindEvery = settings.consumerRewindEvery();
+    long sinceRewind = 0;
+    boolean rewound = false;
     try (KafkaConsumer<String, byte[]> consumer =
         new KafkaConsumer<>(config, new StringDeserializer(), new ByteArrayDeserializer())) {
       consumer.subscribe(List.of(NodeConfig.TOPIC));
       while (!stopping) {
-        for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+        ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(500));
+        for (ConsumerRecord<String, byte[]> record : records) {
           long id = Long.parseLong(header(record, "outbox-id", "0"));
           long token = Long.parseLong(header(record, "outbox-fencing-token", "0"));
           int partition = Integer.parseInt(header(record, "outbox-partition", "-1"));
@@ -124,11 +133,47 @@ final class BrokerConsumer implements AutoCloseable {
               "token-" + token + Checker.LANE + "kafka-" + record.partition(), record.timestamp(),
               inbox == null ? null : KafkaInboxMessage.from(record));
         }
-        if (inbox != null) {
+        if (inbox == null) {
+          continue;
+        }
+        sinceRewind += records.count();
+        // Only after a poll that brought records (each rewind redelivers at least one), and never
+        // twice in a row: the poll after a rewind returns the same records, and rewinding again
+        // would replay them forever.
+        if (rewindEvery > 0 && sinceRewind >= rewindEvery && !records.isEmpty() && !rewound) {
+          rewindToCommittedOffsets(consumer);
+          sinceRewind = 0;
+          rewound = true;
+        } else {
           consumer.commitSync();
+          rewound = rewound && records.isEmpty();
         }
       }
     }
+  }
+
+  /**
+   * What a consumer restarted after a crash between its database commit and its offset commit
+   * does (the README's Kafka example): it resumes at the last committed offsets, so the records
+   * since then arrive a second time and the inbox drops them.
+   */
+  private void rewindToCommittedOffsets(KafkaConsumer<String, byte[]> consumer) {
+    Set<TopicPartition> assigned = consumer.assignment();
+    Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(assigned);
+    for (TopicPartition partition : assigned) {
+      OffsetAndMetadata offset = committed.get(partition);
+      if (offset == null) {
+        consumer.seekToBeginning(List.of(partition));
+      } else {
+        consumer.seek(partition, offset);
+      }
+    }
+    rewinds.incrementAndGet();
+  }
+
+  /** How often the Kafka consumer went back to its committed offsets ({@code consumer-rewind-every}). */
+  long rewinds() {
+    return rewinds.get();
   }
 
   private static String header(ConsumerRecord<String, byte[]> record, String name, String absent) {

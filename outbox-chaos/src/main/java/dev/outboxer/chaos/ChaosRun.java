@@ -183,6 +183,7 @@ final class ChaosRun {
 
     Report report = Checker.check(Checker.read(databases), settings.maxAttemptsNumber(), drained,
         settings.exactlyOnce());
+    report.consumerRewinds = consumer == null ? 0 : consumer.rewinds();
     report.title("chaos run '" + settings.run() + "': " + settings.database().configValue() + ", relay "
         + settings.relay() + (settings.inbox() ? " through the inbox" : "") + ", fencing "
         + (settings.fencing() ? "on" : "off") + ", " + settings.workers() + " workers, "

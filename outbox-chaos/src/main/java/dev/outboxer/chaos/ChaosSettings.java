@@ -38,6 +38,10 @@ final class ChaosSettings {
     DEFAULTS.put("local-write", "transaction");
     // jms/kafka: the consumer drops copies with outbox-inbox before its handler records them.
     DEFAULTS.put("inbox", "off");
+    // kafka with inbox=on: after this many arrivals the consumer acts as if it crashed between its
+    // database commit and its offset commit: it goes back to the last committed offsets, so the
+    // records since then arrive again and the inbox must drop them (0: never).
+    DEFAULTS.put("consumer-rewind-every", "0");
     DEFAULTS.put("max-attempts", "3");
     DEFAULTS.put("rollback-rate", "0.1");
     // Relay faults (table and local relays): share of records failed on purpose, share of batches that hang.
@@ -159,6 +163,30 @@ final class ChaosSettings {
           + " relay=" + relay() + " (the local relay is exactly once without an inbox)");
     }
     return value.equals("on");
+  }
+
+  /**
+   * Arrivals between two rewinds of the Kafka consumer behind the inbox ({@code
+   * consumer-rewind-every}, 0 for none): each rewind redelivers what arrived since the last offset
+   * commit, copies the inbox must drop however the faults fall.
+   */
+  int consumerRewindEvery() {
+    String value = values.get("consumer-rewind-every");
+    int every;
+    try {
+      every = Integer.parseInt(value);
+    } catch (NumberFormatException e) {
+      every = -1;
+    }
+    if (every < 0) {
+      throw new IllegalArgumentException("consumer-rewind-every=" + value + " must be a whole number, 0 for never");
+    }
+    if (every > 0 && !(inbox() && relay().equals("kafka"))) {
+      throw new IllegalArgumentException("consumer-rewind-every=" + value + " needs relay=kafka and inbox=on (the"
+          + " consumer commits its offsets after the database only then); relay=" + relay() + ", inbox="
+          + values.get("inbox"));
+    }
+    return every;
   }
 
   /**

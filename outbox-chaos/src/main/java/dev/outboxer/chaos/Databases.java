@@ -21,8 +21,9 @@ import java.util.Set;
  * Where the chaos suite keeps its data, and how it cuts a worker off its database.
  *
  * <ul>
- *   <li>the <b>outbox database</b> is the test kit's ({@link TestDatabase#url()}, e.g.
- *       {@code outboxer_chaos} under {@code mvnh}, {@code test} in CI): Outboxer's tables and the
+ *   <li>the <b>outbox database</b> is the test kit's ({@link TestDatabase#url()}: the module's own,
+ *       {@code outboxer_test_outbox_chaos}, or {@code <OUTBOXER_TEST_DATABASE_PREFIX>_outbox_chaos}
+ *       when that variable is set; never the shared {@code test}): Outboxer's tables and the
  *       ledger;</li>
  *   <li>the <b>destination database</b> is a second database on the same server, named after the
  *       first with {@code _dest} appended, created on demand: deliveries, fences and fault

@@ -75,7 +75,7 @@ final class Destination {
    * from the DDL script {@code outbox-inbox} ships.
    */
   void resetInbox() throws SQLException {
-    String script = "db/migration/outboxer-inbox/" + (databases.postgres() ? "postgresql" : "mariadb")
+    String script = "META-INF/outboxer/inbox/flyway/" + (databases.postgres() ? "postgresql" : "mariadb")
         + "/V1__outboxer_inbox.sql";
     String ddl;
     try (var in = Destination.class.getClassLoader().getResourceAsStream(script)) {

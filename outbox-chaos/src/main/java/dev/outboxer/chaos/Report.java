@@ -44,6 +44,8 @@ final class Report {
   int handlerRuns;
   /** inbox=on: arrivals the inbox dropped before the handler. */
   int droppedByInbox;
+  /** consumer-rewind-every: rewinds of the Kafka consumer, each redelivering at least one arrival. */
+  long consumerRewinds;
   final Map<String, Integer> faults = new TreeMap<>();
   private final Map<String, List<String>> examples = new LinkedHashMap<>();
   private final Map<String, String> figures = new LinkedHashMap<>();
@@ -77,6 +79,7 @@ final class Report {
   int refused() { return refused; }
   int handlerRuns() { return handlerRuns; }
   int droppedByInbox() { return droppedByInbox; }
+  long consumerRewinds() { return consumerRewinds; }
   boolean drained() { return drained; }
 
   /** The number of process and relay faults logged. */
@@ -158,7 +161,9 @@ final class Report {
     if (droppedByInbox > 0 || exactlyOnce && acceptedTotal > 0 && handlerRuns == 0) {
       out.append("inbox: ").append(acceptedTotal + droppedByInbox).append(" arrivals at the consumer, ")
           .append(droppedByInbox).append(" dropped by the inbox as copies, ").append(acceptedTotal)
-          .append(" reached the handler\n");
+          .append(" reached the handler")
+          .append(consumerRewinds > 0 ? "; the consumer rewound to its committed offsets " + consumerRewinds
+              + " times" : "").append('\n');
     }
     out.append("faults: ").append(faults.isEmpty() ? "none" : faults.toString()).append('\n');
     figures.forEach((name, value) -> out.append(name).append(": ").append(value).append('\n'));

@@ -185,7 +185,7 @@ public interface Inbox {
     }
 
     /**
-     * Connects once to find the database (PostgreSQL, MariaDB or H2) and, unless switched off,
+     * Connects once to find the database (PostgreSQL, MariaDB, H2 or SQLite) and, unless switched off,
      * check the schema.
      *
      * @return the inbox

@@ -71,6 +71,36 @@ enum InboxDialect {
   },
 
   /**
+   * PostgreSQL's statements: SQLite (3.24+) has the same upsert, and its update count is 0 when the
+   * condition fails. SQLite has one writer at a time: the upsert, the transaction's first write,
+   * waits (busy_timeout) for the transaction that writes now and then reads what it committed, and
+   * holds the whole database until the caller's transaction ends. A transaction that read before
+   * another consumer committed cannot write any more (SQLITE_BUSY_SNAPSHOT): its accept fails with
+   * an {@link InboxException}, the consumer rolls back, and the redelivered copy is then dropped.
+   */
+  SQLITE("sqlite") {
+    @Override
+    boolean acceptInGroup(Connection connection, InboxMessage message, LocalDateTime now) throws SQLException {
+      return POSTGRESQL.acceptInGroup(connection, message, now);
+    }
+
+    @Override
+    boolean acceptOnce(Connection connection, InboxMessage message, LocalDateTime now) throws SQLException {
+      return POSTGRESQL.acceptOnce(connection, message, now);
+    }
+
+    @Override
+    String ddlResource() {
+      return "META-INF/outboxer/inbox/ddl/sqlite.sql";
+    }
+
+    @Override
+    boolean shipsMigrations() {
+      return false;
+    }
+  },
+
+  /**
    * As MariaDB, with a plain insert whose duplicate-key error is caught: H2 rolls back only the
    * failed statement, and waits for a row another transaction is inserting before reporting it.
    */
@@ -123,9 +153,14 @@ enum InboxDialect {
     return configValue;
   }
 
-  /** The plain DDL script in the jar, also the Flyway migration. */
+  /** The plain DDL script in the jar, also the Flyway migration where {@link #shipsMigrations()}. */
   String ddlResource() {
-    return "db/migration/outboxer-inbox/" + configValue + "/V1__outboxer_inbox.sql";
+    return "META-INF/outboxer/inbox/flyway/" + configValue + "/V1__outboxer_inbox.sql";
+  }
+
+  /** Whether the jar has a Flyway migration and a Liquibase changelog for the database (not SQLite: as the core). */
+  boolean shipsMigrations() {
+    return true;
   }
 
   /**
@@ -143,8 +178,11 @@ enum InboxDialect {
     if (name.contains("h2")) {
       return H2;
     }
+    if (name.contains("sqlite")) {
+      return SQLITE;
+    }
     throw new InboxException("The inbox does not support the database " + product
-        + "; it supports PostgreSQL, MariaDB and H2");
+        + "; it supports PostgreSQL, MariaDB, H2 and SQLite");
   }
 
   /** Locks the group's row (which exists), then moves its last id up if the message's is greater. */

@@ -30,11 +30,14 @@ final class InboxSchema {
   static void check(Connection connection, InboxDialect dialect) throws SQLException {
     List<String> missing = missing(connection);
     if (!missing.isEmpty()) {
-      throw new InboxException("The inbox tables are missing or incomplete in this database: missing "
+      String script = "The inbox tables are missing or incomplete in this database: missing "
           + String.join(", ", missing) + ". Create them with the script " + dialect.ddlResource()
-          + " in outbox-inbox.jar (it is also the Flyway migration: add classpath:db/migration/outboxer-inbox/"
-          + dialect.configValue() + " to the Flyway locations), or include the Liquibase changelog"
-          + " db/changelog/outboxer-inbox/" + dialect.configValue() + ".xml");
+          + " in outbox-inbox.jar";
+      throw new InboxException(!dialect.shipsMigrations() ? script : script
+          + " (it is also the Flyway migration: run a Flyway of its own with the location"
+          + " classpath:META-INF/outboxer/inbox/flyway/" + dialect.configValue()
+          + " and the table outboxer_inbox_flyway_history), or include the Liquibase changelog"
+          + " META-INF/outboxer/inbox/liquibase/" + dialect.configValue() + ".xml");
     }
   }
 

@@ -26,8 +26,8 @@
  * }
  * }</pre>
  *
- * <p>The tables: {@code db/migration/outboxer-inbox/<database>/V1__outboxer_inbox.sql} in the jar
+ * <p>The tables: {@code META-INF/outboxer/inbox/flyway/<database>/V1__outboxer_inbox.sql} in the jar
  * (plain script and Flyway migration), or the Liquibase changelog {@code
- * db/changelog/outboxer-inbox/<database>.xml}.
+ * META-INF/outboxer/inbox/liquibase/<database>.xml}.
  */
 package dev.outboxer.inbox;

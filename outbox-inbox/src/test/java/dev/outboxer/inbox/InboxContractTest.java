@@ -38,7 +38,7 @@ abstract class InboxContractTest {
   private final SettableClock clock = new SettableClock();
   private final ExecutorService consumers = Executors.newFixedThreadPool(4);
   private DataSource dataSource;
-  private Inbox inbox;
+  Inbox inbox;
 
   abstract TestDatabase database();
 
@@ -267,21 +267,28 @@ abstract class InboxContractTest {
   void buildFailsNamingTheMissingTablesAndTheScriptThatCreatesThem() {
     InboxTestSchema.drop(database());
 
+    InboxDialect dialect = InboxDialect.valueOf(database().name());
     assertThatThrownBy(() -> Inbox.builder(dataSource).build())
         .isInstanceOf(InboxException.class)
         .hasMessageContaining("missing table outbox_inbox, table outbox_inbox_message")
-        .hasMessageContaining("db/migration/outboxer-inbox/" + database().configValue() + "/V1__outboxer_inbox.sql")
-        .hasMessageContaining("db/changelog/outboxer-inbox/" + database().configValue() + ".xml");
+        .hasMessageContaining(dialect.ddlResource())
+        .hasMessageContaining(dialect.shipsMigrations() ? "META-INF/outboxer/inbox/liquibase/"
+            + database().configValue() + ".xml" : "outbox-inbox.jar");
   }
 
   @Test
   void buildFailsNamingAMissingColumn() {
-    database().execute("ALTER TABLE outbox_inbox DROP COLUMN processed_at");
+    dropProcessedAtColumn();
 
     assertThatThrownBy(() -> Inbox.builder(dataSource).build())
         .isInstanceOf(InboxException.class)
         .hasMessageContaining("missing column outbox_inbox.processed_at")
         .hasMessageNotContaining("table outbox_inbox_message");
+  }
+
+  /** Drops outbox_inbox.processed_at (SQLite overrides: it drops no indexed column). */
+  void dropProcessedAtColumn() {
+    database().execute("ALTER TABLE outbox_inbox DROP COLUMN processed_at");
   }
 
   /**
@@ -324,7 +331,7 @@ abstract class InboxContractTest {
     return List.of(first.get(30, TimeUnit.SECONDS), second.get(30, TimeUnit.SECONDS));
   }
 
-  private boolean acceptCommitted(String outbox, String groupKey, long id) throws SQLException {
+  boolean acceptCommitted(String outbox, String groupKey, long id) throws SQLException {
     try (Connection connection = transaction()) {
       boolean accepted = inbox.accept(connection, new InboxMessage(outbox, groupKey, id));
       connection.commit();
@@ -332,7 +339,7 @@ abstract class InboxContractTest {
     }
   }
 
-  private Connection transaction() throws SQLException {
+  Connection transaction() throws SQLException {
     Connection connection = dataSource.getConnection();
     connection.setAutoCommit(false);
     return connection;

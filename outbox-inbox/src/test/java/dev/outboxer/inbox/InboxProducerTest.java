@@ -94,7 +94,7 @@ class InboxProducerTest {
     assertThatThrownBy(() -> start(Map.of()).close())
         .satisfies(failure -> assertThat(cause(failure, InboxException.class))
             .hasMessageContaining("missing table outbox_inbox, table outbox_inbox_message")
-            .hasMessageContaining("db/migration/outboxer-inbox/h2/V1__outboxer_inbox.sql"));
+            .hasMessageContaining("META-INF/outboxer/inbox/flyway/h2/V1__outboxer_inbox.sql"));
     try (OutboxTestContainer container = start(Map.of("outbox.inbox.schema", "none"))) {
       assertThat(container.select(Inbox.class)).isNotNull();
     }

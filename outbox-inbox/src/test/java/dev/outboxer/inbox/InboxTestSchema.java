@@ -9,6 +9,7 @@ import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
 import org.mariadb.jdbc.MariaDbDataSource;
 import org.postgresql.ds.PGSimpleDataSource;
+import org.sqlite.SQLiteDataSource;
 
 /** The inbox tables on a test database, made from the script the jar ships; a plain data source on it. */
 final class InboxTestSchema {
@@ -25,9 +26,9 @@ final class InboxTestSchema {
     database.execute("DROP TABLE IF EXISTS outbox_inbox", "DROP TABLE IF EXISTS outbox_inbox_message");
   }
 
-  /** The shipped DDL script (also the Flyway migration) for the database. */
+  /** The shipped DDL script (also the Flyway migration, but on SQLite) for the database. */
   static String script(TestDatabase database) {
-    String resource = "db/migration/outboxer-inbox/" + database.configValue() + "/V1__outboxer_inbox.sql";
+    String resource = InboxDialect.valueOf(database.name()).ddlResource();
     try (InputStream in = InboxTestSchema.class.getClassLoader().getResourceAsStream(resource)) {
       if (in == null) {
         throw new IllegalStateException(resource + " is not on the class path");
@@ -52,6 +53,14 @@ final class InboxTestSchema {
         MariaDbDataSource source = new MariaDbDataSource(database.url());
         source.setUser(database.user());
         source.setPassword(database.password());
+        return source;
+      }
+      case SQLITE -> {
+        // As the test kit's URL asks: WAL, and writers wait for the write lock instead of failing.
+        SQLiteDataSource source = new SQLiteDataSource();
+        source.setUrl(database.url());
+        source.setJournalMode("WAL");
+        source.setBusyTimeout(60_000);
         return source;
       }
       default -> {

@@ -1,6 +1,6 @@
--- Outboxer inbox schema for PostgreSQL 12+ (version 1): the consumer side, in the consumer's database. Run it once
--- before the consumer starts, apply it as a Flyway migration (this file) or include the Liquibase changelog
--- db/changelog/outboxer-inbox/postgresql.xml.
+-- Outboxer inbox schema for H2 2.x (version 1): the consumer side, in the consumer's database. Run it once before
+-- the consumer starts, apply it as a Flyway migration (this file) or include the Liquibase changelog
+-- META-INF/outboxer/inbox/liquibase/h2.xml.
 
 -- The last accepted id per group of an outbox. UTC times; a row per group until Inbox.purge removes it.
 CREATE TABLE outbox_inbox (

@@ -1,4 +1,4 @@
-package dev.outboxer.inbox.examples;
+package com.example.shipping;
 
 import dev.outboxer.inbox.Inbox;
 import dev.outboxer.inbox.KafkaInboxMessage;
@@ -14,7 +14,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
-/** README example: a Kafka consumer in Java SE, one JDBC transaction per record. */
 public final class OrderEventsKafkaLoop {
 
   private final DataSource dataSource;

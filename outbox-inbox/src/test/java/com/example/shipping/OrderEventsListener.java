@@ -1,4 +1,4 @@
-package dev.outboxer.inbox.examples;
+package com.example.shipping;
 
 import dev.outboxer.inbox.Inbox;
 import dev.outboxer.inbox.JmsInboxMessage;
@@ -9,7 +9,6 @@ import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageListener;
 
-/** README example: an MDB whose container-managed transaction the inbox joins. */
 @MessageDriven(activationConfig = {
     @ActivationConfigProperty(propertyName = "destinationLookup", propertyValue = "jms/orders"),
     @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue")})
@@ -29,10 +28,5 @@ public class OrderEventsListener implements MessageListener {
     } catch (JMSException e) {
       throw new IllegalStateException(e); // rolls back the accept too
     }
-  }
-
-  /** The application's own service. */
-  public interface Shipping {
-    void orderPaid(String json);
   }
 }

@@ -1,22 +1,23 @@
--- Outboxer inbox schema for H2 2.x (version 1): the consumer side, in the consumer's database. Run it once before
--- the consumer starts, apply it as a Flyway migration (this file) or include the Liquibase changelog
--- db/changelog/outboxer-inbox/h2.xml.
+-- Outboxer inbox schema for MariaDB 10.6+ (version 1): the consumer side, in the consumer's database. Run it once
+-- before the consumer starts, apply it as a Flyway migration (this file) or include the Liquibase changelog
+-- META-INF/outboxer/inbox/liquibase/mariadb.xml.
 
 -- The last accepted id per group of an outbox. UTC times; a row per group until Inbox.purge removes it.
+-- Group keys use utf8mb4_nopad_bin, as in the outbox: 'a', 'a ' and 'A' are three groups, as they are in Java.
 CREATE TABLE outbox_inbox (
     outbox          VARCHAR(100)  NOT NULL,
-    group_key       VARCHAR(255)  NOT NULL,
+    group_key       VARCHAR(255)  CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL,
     last_id         BIGINT        NOT NULL,
-    processed_at    TIMESTAMP(6)  NOT NULL,
+    processed_at    DATETIME(6)   NOT NULL,
     CONSTRAINT outbox_inbox_pk PRIMARY KEY (outbox, group_key)
-);
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 CREATE INDEX outbox_inbox_processed_idx ON outbox_inbox (processed_at);
 
 -- Every accepted id of messages deduplicated by id (ungrouped ones, and outboxes configured so), until purged.
 CREATE TABLE outbox_inbox_message (
     outbox          VARCHAR(100)  NOT NULL,
     message_id      BIGINT        NOT NULL,
-    processed_at    TIMESTAMP(6)  NOT NULL,
+    processed_at    DATETIME(6)   NOT NULL,
     CONSTRAINT outbox_inbox_message_pk PRIMARY KEY (outbox, message_id)
-);
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 CREATE INDEX outbox_inbox_message_processed_idx ON outbox_inbox_message (processed_at);

@@ -171,8 +171,15 @@ public class TwoPhaseCommitCheck {
       return Optional.of(direct);
     }
     return transactions.inNewTransaction(Duration.ofSeconds(30), () -> {
-      EntityManager entityManager = entityManagers.entityManager();
-      Map<String, Object> properties = entityManager.getEntityManagerFactory().getProperties();
+      Map<String, Object> properties;
+      try {
+        EntityManager entityManager = entityManagers.entityManager();
+        properties = entityManager.getEntityManagerFactory().getProperties();
+      } catch (RuntimeException cannotTell) {
+        // A container-managed EntityManager that does not give its factory away: the data source stays unknown,
+        // and the server's own check applies at the first batch.
+        return Optional.<DataSource>empty();
+      }
       for (String key : new String[] {"jakarta.persistence.jtaDataSource", "javax.persistence.jtaDataSource",
           "hibernate.connection.datasource"}) {
         if (properties.get(key) instanceof DataSource found) {

@@ -60,6 +60,34 @@ public interface Relay extends AutoCloseable {
   void relay(RelayBatch batch) throws Exception;
 
   /**
+   * Whether this relay enlists a resource of its own in the worker's JTA transaction (for example
+   * the session of a JTA-aware JMS connection factory). The transaction then has two resources, the
+   * broker and the outbox's database, and commits in two phases: the database must be able to
+   * prepare its branch. On every node with workers, Outboxer asks each relay once, after creating
+   * it and before the first batch; if any answers {@code true} it checks, and fails the deployment
+   * with an {@link dev.outboxer.OutboxConfigurationException} naming the fix, that
+   * <ul>
+   *   <li>the outbox's data source is an XA data source, where Outboxer can tell (an
+   *       {@code @OutboxPersistence} or {@code outbox.datasource} data source, or the JTA data
+   *       source of the persistence unit, that is or wraps a {@link javax.sql.XADataSource}, or an
+   *       Agroal pool whose connection provider is one); a data source whose kind it cannot tell
+   *       (most application servers' wrappers) is left to the server, which refuses a non-XA
+   *       resource next to an XA one at the first batch;</li>
+   *   <li>on PostgreSQL, {@code max_prepared_transactions} is above 0 (the default 0 refuses
+   *       every {@code PREPARE TRANSACTION}).</li>
+   * </ul>
+   * A relay whose answer depends on what it was given (a JMS relay: an XA or a plain connection
+   * factory) decides from that, without connecting anywhere. Relay decorators ({@link
+   * RelayInterceptor}) are not asked: the relay they wrap is.
+   *
+   * @return {@code true} if the relay's sends join the worker's JTA transaction; {@code false}, the
+   *     default, for a relay that delivers before the database commits
+   */
+  default boolean enlistsInWorkerTransaction() {
+    return false;
+  }
+
+  /**
    * Releases what the relay holds (producers, connections). Outboxer calls it at shutdown for
    * relays created by a {@link RelayProvider}; it does not close application relay beans, whose
    * life cycle CDI manages. Does nothing by default.

@@ -36,6 +36,7 @@ final class JmsRelay implements Relay {
   private final String destinationName;
   private final JmsSettings settings;
   private final Clock clock;
+  private final boolean jtaAware;
   private volatile boolean closed;
 
   JmsRelay(
@@ -45,6 +46,19 @@ final class JmsRelay implements Relay {
       Destination destination,
       JmsSettings settings,
       Clock clock) {
+    this(outbox, connectionFactory, connectionFactoryName, destination, settings, clock,
+        JmsResolver.isJtaAwareBean(connectionFactory));
+  }
+
+  JmsRelay(
+      String outbox,
+      ConnectionFactory connectionFactory,
+      String connectionFactoryName,
+      Destination destination,
+      JmsSettings settings,
+      Clock clock,
+      boolean jtaAware) {
+    this.jtaAware = jtaAware;
     this.outbox = outbox;
     this.connectionFactory = connectionFactory;
     this.connectionFactoryName = connectionFactoryName;
@@ -53,6 +67,16 @@ final class JmsRelay implements Relay {
         describe(destination) + " (outbox." + outbox + ".jms.destination=" + settings.destination() + ")";
     this.settings = settings;
     this.clock = clock;
+  }
+
+  /**
+   * Whether the sessions join the worker's JTA transaction: the connection factory came from JNDI
+   * (an application server's factories are JTA-aware) or is Narayana's {@code
+   * ConnectionFactoryProxy} (Java SE, see {@link dev.outboxer.jms.narayana.BrokerFirstTransactionHelper}).
+   */
+  @Override
+  public boolean enlistsInWorkerTransaction() {
+    return jtaAware;
   }
 
   @Override

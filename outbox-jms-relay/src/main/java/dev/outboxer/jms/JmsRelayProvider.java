@@ -148,6 +148,7 @@ public class JmsRelayProvider implements RelayProvider {
         settings.connectionFactory().orElse(DEFAULT_CONNECTION_FACTORY),
         destination,
         settings,
-        Clock.systemUTC());
+        Clock.systemUTC(),
+        resolver.connectionFactoryJtaAware(connectionFactory));
   }
 }

@@ -22,6 +22,7 @@ final class JmsResolver {
   private final RelayContext context;
   private final Instance<ConnectionFactory> connectionFactoryBeans;
   private final Instance<Destination> destinationBeans;
+  private boolean connectionFactoryInJndi;
 
   JmsResolver(
       RelayContext context,
@@ -34,6 +35,27 @@ final class JmsResolver {
 
   ConnectionFactory connectionFactory(Optional<String> configuredName) {
     return resolve(CONNECTION_FACTORY, configuredName, ConnectionFactory.class, connectionFactoryBeans);
+  }
+
+  /**
+   * Whether the connection factory resolved last enlists its sessions in the caller's JTA
+   * transaction: one found in JNDI does (application servers bind JTA-aware, pooled factories
+   * there), a CDI bean only if it is Narayana's proxy. A bare provider factory does not, even one
+   * that also implements {@link jakarta.jms.XAConnectionFactory} (Artemis' does): its {@code
+   * createConnection} hands out plain connections.
+   */
+  boolean connectionFactoryJtaAware(ConnectionFactory resolved) {
+    return connectionFactoryInJndi || isJtaAwareBean(resolved);
+  }
+
+  /** Narayana's {@code ConnectionFactoryProxy} (by name: Narayana's JMS integration is optional here). */
+  static boolean isJtaAwareBean(ConnectionFactory factory) {
+    for (Class<?> type = factory.getClass(); type != null; type = type.getSuperclass()) {
+      if (type.getName().equals("org.jboss.narayana.jta.jms.ConnectionFactoryProxy")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   Destination destination(String configuredName) {
@@ -49,6 +71,7 @@ final class JmsResolver {
     try {
       Object found = lookup(jndiName);
       if (type.isInstance(found)) {
+        connectionFactoryInJndi |= type == ConnectionFactory.class;
         return type.cast(found);
       }
       throw new OutboxConfigurationException(

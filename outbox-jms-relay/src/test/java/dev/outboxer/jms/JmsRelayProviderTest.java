@@ -18,6 +18,7 @@ import jakarta.inject.Named;
 import jakarta.jms.ConnectionFactory;
 import jakarta.jms.Queue;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
 import org.apache.activemq.artemis.jms.client.ActiveMQQueue;
@@ -83,6 +84,25 @@ class JmsRelayProviderTest {
     relay.close();
   }
 
+  /**
+   * What the core's start-up check for two-phase commit asks: a factory from JNDI (an application
+   * server's, JTA-aware) and Narayana's proxy enlist in the worker's transaction, a bare provider
+   * factory does not, though Artemis' also implements XAConnectionFactory.
+   */
+  @Test
+  void tellsTheCoreWhetherItsSessionsEnlistInTheWorkersTransaction() {
+    Relay jndi = provider.create(context(Map.of(
+        "connection-factory", "jms/jndiFactory", "destination", "jms/jndiQueue")));
+    Relay plain = provider.create(context(Map.of("destination", "jms/cdiQueue")));
+    Relay narayana = provider.create(context(Map.of(
+        "connection-factory", "jms/narayanaFactory", "destination", "jms/cdiQueue")));
+
+    assertThat(jndi.enlistsInWorkerTransaction()).isTrue();
+    assertThat(plain.enlistsInWorkerTransaction()).isFalse();
+    assertThat(narayana.enlistsInWorkerTransaction()).isTrue();
+    List.of(jndi, plain, narayana).forEach(Relay::close);
+  }
+
   @Test
   void aDestinationFoundNowhereIsAConfigurationErrorNamingTheKeyAndTheValue() {
     assertThatThrownBy(() -> provider.create(context(Map.of("destination", "jms/nowhere"))))
@@ -114,6 +134,11 @@ class JmsRelayProviderTest {
     return new RelayContext("orders", Ordering.GROUP, 1, Duration.ofSeconds(30), properties);
   }
 
+  /** Keeps a second factory from being a @Default one too, which @Named alone would make it. */
+  @jakarta.inject.Qualifier
+  @java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)
+  @interface NotDefault {}
+
   /** How a Java SE application without JNDI hands its JMS objects to the relay. */
   @ApplicationScoped
   static class JavaSeJms {
@@ -126,6 +151,14 @@ class JmsRelayProviderTest {
 
     void close(@Disposes ConnectionFactory factory) {
       ((ActiveMQConnectionFactory) factory).close();
+    }
+
+    @Produces
+    @Named("jms/narayanaFactory")
+    @NotDefault
+    ConnectionFactory narayanaFactory() {
+      return dev.outboxer.jms.narayana.BrokerFirstTransactionHelper.connectionFactory(
+          new org.apache.activemq.artemis.jms.client.ActiveMQXAConnectionFactory(EmbeddedArtemis.URL));
     }
 
     @Produces

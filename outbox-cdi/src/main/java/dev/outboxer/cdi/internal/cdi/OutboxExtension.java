@@ -6,11 +6,9 @@ import dev.outboxer.Outboxed;
 import dev.outboxer.cdi.internal.config.ConfigKeys;
 import dev.outboxer.cdi.internal.config.OutboxConfigReader;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
-import dev.outboxer.cdi.internal.config.OutboxSettings;
 import dev.outboxer.cdi.internal.config.Suggestions;
 import dev.outboxer.spi.PayloadCodec;
 import dev.outboxer.spi.Relay;
-import dev.outboxer.spi.RelayContext;
 import dev.outboxer.spi.RelayProvider;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Any;
@@ -62,37 +60,38 @@ public class OutboxExtension implements Extension {
     OutboxConfigReader.Result result = new OutboxConfigReader(
         key -> config.getOptionalValue(key, String.class), config.getPropertyNames(), providers.keySet()).read();
     result.problems().forEach(validation::addDeploymentProblem);
-    if (!result.valid()) {
-      return;
-    }
-    OutboxConfiguration read = result.configuration();
-
-    for (OutboxSettings settings : read.outboxes().values()) {
-      RelayProvider provider = providers.get(settings.relay());
+    // The relays' own settings are checked even when other keys have problems: all of them in one failed deployment.
+    for (OutboxConfigReader.RelayCheck relay : result.relayChecks()) {
+      RelayProvider provider = providers.get(relay.relay());
       if (provider != null) {
         try {
-          provider.validate(new RelayContext(settings.name(), settings.ordering(), settings.partitions(),
-              settings.relayTimeout(), settings.relayProperties()));
+          provider.validate(relay.context());
         } catch (OutboxConfigurationException invalid) {
           validation.addDeploymentProblem(invalid);
           for (Throwable more : invalid.getSuppressed()) {
             validation.addDeploymentProblem(more);
           }
         } catch (RuntimeException broken) {
-          validation.addDeploymentProblem(new OutboxConfigurationException(settings.key(ConfigKeys.RELAY), "The "
-              + settings.relay() + " relay could not check the settings of outbox '" + settings.name() + "': " + broken));
+          validation.addDeploymentProblem(new OutboxConfigurationException(relay.relayKey(), "The "
+              + relay.relay() + " relay could not check the settings of outbox '" + relay.context().outbox() + "': "
+              + broken));
         }
-      } else if (beans.getBeans(Relay.class, jakarta.enterprise.inject.literal.NamedLiteral.of(settings.relay()))
+      } else if (beans.getBeans(Relay.class, jakarta.enterprise.inject.literal.NamedLiteral.of(relay.relay()))
           .isEmpty()) {
         Set<String> known = knownRelayNames(beans, providers.keySet());
-        String key = settings.key(ConfigKeys.RELAY);
-        validation.addDeploymentProblem(new OutboxConfigurationException(key, key + "=" + settings.relay()
-            + " names no relay." + Suggestions.didYouMean(settings.relay(), known) + " Known relays: " + known
+        String key = relay.relayKey();
+        validation.addDeploymentProblem(new OutboxConfigurationException(key, key + "=" + relay.relay()
+            + " names no relay." + Suggestions.didYouMean(relay.relay(), known) + " Known relays: " + known
             + " (relay modules on the classpath and @Named CDI beans implementing dev.outboxer.spi.Relay). Add the"
             + " relay module to the application (outbox-jms-relay, outbox-kafka-relay, outbox-sqs-relay,"
             + " outbox-local-relay), or fix the name."));
       }
     }
+    if (!result.valid()) {
+      return;
+    }
+    OutboxConfiguration read = result.configuration();
+
     for (Class<?> type : outboxedTypes) {
       String outbox = type.getAnnotation(Outboxed.class).value();
       if (read.find(outbox).isEmpty()) {

@@ -4,6 +4,7 @@ import static dev.outboxer.cdi.internal.config.ConfigKeys.*;
 
 import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.Ordering;
+import dev.outboxer.spi.RelayContext;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,6 +47,7 @@ public final class OutboxConfigReader {
   private final Iterable<String> propertyNames;
   private final Set<String> relayProviders;
   private final List<OutboxConfigurationException> problems = new ArrayList<>();
+  private final List<RelayCheck> relayChecks = new ArrayList<>();
 
   /**
    * @param lookup the value of a key, empty when not set (or set to an empty string)
@@ -66,8 +68,23 @@ public final class OutboxConfigReader {
     this.relayProviders = relayProviders;
   }
 
-  /** The outcome: the configuration if there were no problems, and the problems. */
-  public record Result(OutboxConfiguration configuration, List<OutboxConfigurationException> problems) {
+  /**
+   * An outbox's relay as configured, for the relay's own checks: also for an outbox whose other keys
+   * have problems (with the defaults in place of the bad values), so that one failed deployment
+   * reports the relay's problems too.
+   *
+   * @param relayKey {@code outbox.<name>.relay}
+   * @param relay its value, the relay's name
+   * @param context what the relay provider's {@code validate} is given
+   */
+  public record RelayCheck(String relayKey, String relay, RelayContext context) {}
+
+  /**
+   * The outcome: the configuration if there were no problems, the problems, and the relay of every
+   * outbox with a usable relay name.
+   */
+  public record Result(OutboxConfiguration configuration, List<OutboxConfigurationException> problems,
+      List<RelayCheck> relayChecks) {
     public boolean valid() {
       return problems.isEmpty();
     }
@@ -155,7 +172,7 @@ public final class OutboxConfigReader {
     Optional<String> dataSource = text(DATASOURCE, "the data source behind the application's EntityManager");
     OutboxConfiguration configuration = new OutboxConfiguration(outboxes, mode, executor, threads,
         database, metricsRefresh, nodeId, schema, dataSource, notifyWakeUp);
-    return new Result(configuration, List.copyOf(problems));
+    return new Result(configuration, List.copyOf(problems), List.copyOf(relayChecks));
   }
 
   private Optional<OutboxSettings> readOutbox(String name, Set<String> keys) {
@@ -251,6 +268,8 @@ public final class OutboxConfigReader {
       }
     }
 
+    relayChecks.add(new RelayCheck(ConfigKeys.key(name, RELAY), relay,
+        new RelayContext(name, ordering, partitions, relayTimeout, relayProperties)));
     if (problems.size() > before) {
       return Optional.empty();
     }

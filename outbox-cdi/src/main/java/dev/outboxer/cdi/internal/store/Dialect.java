@@ -60,11 +60,6 @@ public enum Dialect {
     return "META-INF/outboxer/ddl/" + configValue() + ".sql";
   }
 
-  /** Whether Flyway migrations and a Liquibase changelog are shipped for this database (not for SQLite). */
-  public boolean shipsMigrations() {
-    return this != SQLITE;
-  }
-
   /**
    * The folder of the Flyway migrations shipped for this database (a {@code classpath:} location).
    * Not under Flyway's default {@code db/migration}: Flyway scans its locations recursively, and an

@@ -86,9 +86,9 @@ public class SchemaManager {
           == everything(dialect).size() ? "missing" : "incomplete or outdated") + " in this database: missing "
           + String.join(", ", missing) + ". Create it with the script " + dialect.ddlResource() + " in outbox-cdi.jar"
           + " (print it with: java -cp outbox-cdi.jar:outbox-api.jar dev.outboxer.cdi.internal.store.PrintDdl "
-          + dialect.configValue() + ")" + (dialect.shipsMigrations() ? ", or the Flyway migrations (classpath:"
+          + dialect.configValue() + "), or the Flyway migrations (classpath:"
           + dialect.flywayLocation() + ", with a history table of their own) or Liquibase changelog ("
-          + dialect.liquibaseChangelog() + ") shipped in the jar" : "") + (mode == SchemaMode.VALIDATE ? "; for development, " + ConfigKeys.SCHEMA
+          + dialect.liquibaseChangelog() + ") shipped in the jar" + (mode == SchemaMode.VALIDATE ? "; for development, " + ConfigKeys.SCHEMA
           + "=create creates a missing schema at start-up" : "") + ".");
     }
     return created ? "created" : "valid";

@@ -277,12 +277,17 @@ public class BatchProcessor {
       // was taken away from them).
       tx.rollback();
       List<BatchStatements.Failure> reported = new ArrayList<>();
+      List<PartitionBatch.Failure> reportedFailed = new ArrayList<>();
       for (int i = 0; i < failed.size(); i++) {
         if (failed.get(i).reported()) {
           reported.add(failures.get(i));
+          reportedFailed.add(failed.get(i));
         }
       }
       boolean recorded = recordFailuresAlone(settings, partition, reported, nowUtc);
+      if (recorded) {
+        logDeaths(settings, partition, reportedFailed, reported);
+      }
       if (markedForRollback && (recorded || reported.isEmpty())) {
         // Expected when a handler fails inside the worker's transaction: the failed message backs off on its own,
         // the rest of the batch goes out again at once; the partition does not back off.
@@ -316,13 +321,15 @@ public class BatchProcessor {
           LOG.fine("Outbox '" + settings.name() + "', partition " + partition + ": " + (relayedIds.size() - deleted)
               + " confirmed message(s) were no longer there to delete");
         }
-        logDeaths(settings, partition, failures);
+        logDeaths(settings, partition, failed, failures);
         return new BatchResult(true, records.size(), deleted, failures.size(), died, earliestRetry, relayTime,
             claim.partitionCount(), claim.layoutVersion(), claim.fencingToken(),
             reachedUpTo != Long.MAX_VALUE, batch.read.waiting());
       }
       case ROLLED_BACK -> {
-        recordFailuresAlone(settings, partition, failures, nowUtc);
+        if (recordFailuresAlone(settings, partition, failures, nowUtc)) {
+          logDeaths(settings, partition, failed, failures);
+        }
         throw new BatchRolledBackException("the commit of the batch failed and nothing of it was committed ("
             + tx.failure() + "); its " + relayedIds.size() + " relayed message(s) are delivered again", tx.failure());
       }
@@ -374,11 +381,21 @@ public class BatchProcessor {
   }
 
   /** One WARNING per message that used up its attempts: an operator has to decide what happens to it. */
-  private static void logDeaths(OutboxSettings settings, int partition, List<BatchStatements.Failure> failures) {
-    for (BatchStatements.Failure failure : failures) {
+  /**
+   * One WARNING per message that died in the batch, without a stack trace (the failure is expected
+   * and its text is kept as the message's last error).
+   *
+   * @param failed the batch's failures, in the order of {@code failures}
+   * @param failures what was recorded for each
+   */
+  private static void logDeaths(OutboxSettings settings, int partition, List<PartitionBatch.Failure> failed,
+      List<BatchStatements.Failure> failures) {
+    for (int i = 0; i < failures.size(); i++) {
+      BatchStatements.Failure failure = failures.get(i);
       if (failure.nextAttemptAt() == null) {
+        String group = failed.get(i).record().groupKey();
         LOG.warning("Outbox '" + settings.name() + "', partition " + partition + ": message " + failure.id()
-            + " is dead after " + failure.attempts() + " failed attempt(s) (" + settings.key("max-attempts") + "="
+            + (group == null ? " (no group)" : " of group '" + group + "'") + " is dead after " + failure.attempts() + " failed attempt(s) (" + settings.key("max-attempts") + "="
             + settings.maxAttempts() + "); its group moves on. Last error: " + failure.error()
             + ". Revive it with OutboxAdmin.retryDead or remove it with OutboxAdmin.discard.");
       }

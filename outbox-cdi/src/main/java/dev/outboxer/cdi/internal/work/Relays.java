@@ -15,7 +15,9 @@ import jakarta.enterprise.inject.literal.NamedLiteral;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -34,6 +36,8 @@ public class Relays {
   @Inject @Any Instance<RelayInterceptor> interceptors;
 
   private final List<Relay> created = new ArrayList<>();
+  /** Outbox name to relay name, for the relays that enlist in the worker's transaction. */
+  private final Map<String, String> enlisting = new TreeMap<>();
 
   /** The names a relay key may take here, for error messages and the deployment check. */
   public TreeSet<String> knownNames() {
@@ -57,7 +61,24 @@ public class Relays {
     return relay;
   }
 
+  /**
+   * The outboxes (to their relay names) whose relay, as created by {@link #relayFor}, enlists in the
+   * worker's JTA transaction ({@link Relay#enlistsInWorkerTransaction()}).
+   */
+  public synchronized Map<String, String> enlisting() {
+    return new TreeMap<>(enlisting);
+  }
+
   private Relay undecoratedRelayFor(OutboxSettings settings) {
+    Relay relay = createRelay(settings);
+    // Asked of the relay itself: a decorator would answer with the interface's default.
+    if (relay.enlistsInWorkerTransaction()) {
+      enlisting.put(settings.name(), settings.relay());
+    }
+    return relay;
+  }
+
+  private Relay createRelay(OutboxSettings settings) {
     Optional<RelayProvider> provider = provider(settings.relay());
     if (provider.isPresent()) {
       Relay relay = provider.get().create(context(settings));
@@ -110,5 +131,6 @@ public class Relays {
       }
     }
     created.clear();
+    enlisting.clear();
   }
 }

@@ -50,6 +50,7 @@ public class Workers implements PartitionWorker.LayoutListener {
   @Inject OutboxMetrics metrics;
   @Inject TimeSource time;
   @Inject Relays relays;
+  @Inject dev.outboxer.cdi.internal.tx.TwoPhaseCommitCheck twoPhaseCommit;
   @Inject BacklogMonitor backlog;
   @Inject Database database;
   @Inject jakarta.enterprise.inject.Instance<jakarta.enterprise.concurrent.ManagedScheduledExecutorService>
@@ -107,6 +108,17 @@ public class Workers implements PartitionWorker.LayoutListener {
       workers.layoutVersion = layout[1];
       outboxes.put(settings.name(), workers);
       total += layout[0];
+    }
+    // Before the first batch: a database that cannot prepare would fail every batch of an enlisting relay.
+    try {
+      twoPhaseCommit.verify(relays.enlisting());
+    } catch (RuntimeException refused) {
+      relays.closeAll();
+      throw refused;
+    } catch (Exception failed) {
+      relays.closeAll();
+      throw new IllegalStateException("Outboxer could not check the outbox's database for two-phase commit: " + failed,
+          failed);
     }
     if (mode == WorkerMode.EJB_TIMER) {
       TimerDrivenWorkers driven = new TimerDrivenWorkers();

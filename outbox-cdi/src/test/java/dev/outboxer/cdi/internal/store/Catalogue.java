@@ -18,7 +18,7 @@ import java.util.TreeMap;
  * What a database schema holds, read from the database's own catalogue: one entry per table,
  * column (position, type, size, nullability, default, collation), constraint, index (columns in
  * order, uniqueness, and PostgreSQL's partial-index predicate) and sequence (type, start,
- * increment, bounds, cache). Two schemas made by different routes are the same schema when their
+ * increment, bounds, cache; SQLite: the counter row standing in for it, with its value). Two schemas made by different routes are the same schema when their
  * catalogues are equal. Names the database generates (H2's primary-key indexes) are replaced by
  * what they belong to, so that the order in which objects were created does not matter.
  *
@@ -44,7 +44,10 @@ record Catalogue(SortedMap<String, String> objects) {
           String key = kind + " " + rows.getString(3).toLowerCase(Locale.ROOT);
           List<String> definition = new ArrayList<>();
           for (int column = 4; column <= meta.getColumnCount(); column++) {
-            definition.add(meta.getColumnLabel(column).toLowerCase(Locale.ROOT) + "=" + rows.getString(column));
+            String value = rows.getString(column);
+            // SQLite's stored CREATE statements keep the script's line breaks and indentation, which a tool may change.
+            value = database == TestDatabase.SQLITE && value != null ? value.replaceAll("\\s+", " ").trim() : value;
+            definition.add(meta.getColumnLabel(column).toLowerCase(Locale.ROOT) + "=" + value);
           }
           String previous = objects.put(key, String.join(", ", definition));
           if (previous != null) {
@@ -84,8 +87,18 @@ record Catalogue(SortedMap<String, String> objects) {
               + " c.contype, pg_get_constraintdef(c.oid) FROM pg_constraint c WHERE c.connamespace = current_schema()::regnamespace",
           // indexdef is the whole CREATE INDEX statement: columns in order, method and WHERE predicate.
           "SELECT 'index', tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()");
-      case SQLITE -> throw new IllegalArgumentException(
-          "SQLite ships only the plain DDL script: there are no migrations to compare with it");
+      // SQLite keeps each object's CREATE statement: compared with its whitespace collapsed (see read), besides
+      // the columns and the indexes as SQLite understood them.
+      case SQLITE -> List.of(
+          "SELECT 'table', name, name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+          "SELECT 'column', m.name, m.name || '.' || p.name, p.cid AS position, p.type, p.\"notnull\", p.dflt_value,"
+              + " p.pk FROM sqlite_master m JOIN pragma_table_info(m.name) p"
+              + " WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+          "SELECT 'index', m.name, m.name || '.' || l.name, l.\"unique\", l.origin, l.partial, i.seqno, i.name AS column_name"
+              + " FROM sqlite_master m JOIN pragma_index_list(m.name) l JOIN pragma_index_info(l.name) i"
+              + " WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY m.name, l.name, i.seqno",
+          "SELECT 'statement', tbl_name, type || ' ' || name, sql FROM sqlite_master"
+              + " WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'");
       case MARIADB -> List.of(
           "SELECT 'table', table_name, table_name, engine, table_collation FROM information_schema.tables"
               + " WHERE table_schema = DATABASE() AND table_type = 'BASE TABLE'",
@@ -123,6 +136,16 @@ record Catalogue(SortedMap<String, String> objects) {
       case H2 -> query(connection, "SELECT sequence_name, data_type, start_value, minimum_value, maximum_value,"
           + " increment, cycle_option, cache FROM information_schema.sequences WHERE sequence_schema = SCHEMA()",
           sequences);
+      case SQLITE -> {
+        // No sequences: a counter row each in outbox_sequence, compared with its starting value.
+        boolean counters;
+        try (ResultSet table = connection.getMetaData().getTables(null, null, SchemaManager.SQLITE_COUNTERS, null)) {
+          counters = table.next();
+        }
+        if (counters) {
+          query(connection, "SELECT name, last_value FROM " + SchemaManager.SQLITE_COUNTERS, sequences);
+        }
+      }
       case MARIADB -> {
         // MariaDB before 11.5 has no information_schema.sequences: a sequence is a table of type SEQUENCE.
         SortedMap<String, String> names = new TreeMap<>();

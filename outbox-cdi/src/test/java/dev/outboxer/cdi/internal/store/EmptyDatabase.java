@@ -15,7 +15,8 @@ import java.util.Properties;
  * from nothing (applying a migration tool to a database in which Outboxer's schema does not exist).
  * Its name is {@code <OUTBOXER_TEST_DATABASE_PREFIX>_outbox_cdi_<purpose>} (prefix default {@code
  * outboxer_test}): created by {@link #create}, dropped by {@link #close}, so the test never drops a
- * database it did not create. H2 databases are in memory and shut down on close.
+ * database it did not create. H2 databases are in memory and shut down on close; SQLite databases
+ * are files of that name in {@code target}, deleted on close.
  */
 final class EmptyDatabase implements AutoCloseable {
 
@@ -39,6 +40,11 @@ final class EmptyDatabase implements AutoCloseable {
     }
     if (server == TestDatabase.H2) {
       return new EmptyDatabase(server, name, "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1");
+    }
+    if (server == TestDatabase.SQLITE) {
+      // A file of its own in target, beside the test kit's; settings as the test kit's (WAL, a busy timeout).
+      deleteSqliteFiles(name);
+      return new EmptyDatabase(server, name, "jdbc:sqlite:" + sqliteFile(name) + "?journal_mode=WAL&busy_timeout=60000");
     }
     try (Connection admin = connect(server, serverUrl(server)); Statement statement = admin.createStatement()) {
       statement.execute(dropStatement(server, name));
@@ -99,12 +105,32 @@ final class EmptyDatabase implements AutoCloseable {
 
   @Override
   public void close() {
+    if (server == TestDatabase.SQLITE) {
+      deleteSqliteFiles(name);
+      return;
+    }
     String sql = server == TestDatabase.H2 ? "SHUTDOWN" : dropStatement(server, name);
     try (Connection connection = server == TestDatabase.H2 ? connect() : connect(server, serverUrl(server));
         Statement statement = connection.createStatement()) {
       statement.execute(sql);
     } catch (SQLException e) {
       throw new IllegalStateException("Could not drop the test database " + name + " on " + server, e);
+    }
+  }
+
+  private static java.nio.file.Path sqliteFile(String name) {
+    return java.nio.file.Path.of("target", name + ".sqlite").toAbsolutePath();
+  }
+
+  /** The database file and the files WAL mode keeps beside it. */
+  private static void deleteSqliteFiles(String name) {
+    try {
+      java.nio.file.Files.createDirectories(sqliteFile(name).getParent());
+      for (String suffix : new String[] {"", "-wal", "-shm"}) {
+        java.nio.file.Files.deleteIfExists(java.nio.file.Path.of(sqliteFile(name) + suffix));
+      }
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("Could not delete the SQLite test database " + sqliteFile(name), e);
     }
   }
 

@@ -133,6 +133,6 @@ class SchemaMigrationsGuardTest {
   }
 
   private static List<Dialect> shippingMigrations() {
-    return java.util.Arrays.stream(Dialect.values()).filter(Dialect::shipsMigrations).toList();
+    return List.of(Dialect.values());
   }
 }

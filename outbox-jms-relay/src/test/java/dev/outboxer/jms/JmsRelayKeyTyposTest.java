@@ -1,0 +1,57 @@
+package dev.outboxer.jms;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outboxer.testing.OutboxTestContainer;
+import dev.outboxer.testing.TestDatabase;
+import jakarta.enterprise.inject.spi.DeploymentException;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Typos in the JMS relay's keys are reported in the same failed deployment as problems with the
+ * outbox's own keys, not one deployment later, when those are fixed.
+ */
+class JmsRelayKeyTyposTest {
+
+  private static OutboxTestContainer.Builder deployment(Map<String, String> config) {
+    return OutboxTestContainer.builder(TestDatabase.H2)
+        .config("outbox.orders.relay", "jms")
+        .config(config)
+        .beans(JmsRelayProvider.class);
+  }
+
+  @Test
+  void a_misspelt_outbox_key_and_a_misspelt_relay_key_are_reported_together() {
+    assertThatThrownBy(() -> deployment(Map.of(
+            "outbox.orders.partiton", "4",
+            "outbox.orders.jms.destinaton", "jms/orders")).start().close())
+        .isInstanceOf(DeploymentException.class)
+        .hasStackTraceContaining("outbox.orders.partiton is not a key Outboxer knows")
+        .hasStackTraceContaining("outbox.orders.jms.destinaton is not a setting of the jms relay (a typo?)."
+            + " Did you mean outbox.orders.jms.destination?");
+  }
+
+  /** A bad value leaves the outbox without settings; its relay keys are still checked. */
+  @Test
+  void a_bad_outbox_value_and_a_misspelt_relay_key_are_reported_together() {
+    assertThatThrownBy(() -> deployment(Map.of(
+            "outbox.orders.partitions", "zero",
+            "outbox.orders.jms.destination", "jms/orders",
+            "outbox.orders.jms.priorty", "9")).start().close())
+        .isInstanceOf(DeploymentException.class)
+        .hasStackTraceContaining("outbox.orders.partitions=zero is not a number")
+        .hasStackTraceContaining("outbox.orders.jms.priorty is not a setting of the jms relay");
+  }
+
+  @Test
+  void a_misspelt_relay_name_is_reported_with_the_other_problems() {
+    assertThatThrownBy(() -> deployment(Map.of(
+            "outbox.orders.relay", "jsm",
+            "outbox.orders.partitions", "zero",
+            "outbox.orders.jms.destination", "jms/orders")).start().close())
+        .isInstanceOf(DeploymentException.class)
+        .hasStackTraceContaining("outbox.orders.partitions=zero is not a number")
+        .hasStackTraceContaining("outbox.orders.relay=jsm names no relay. Did you mean 'jms'?");
+  }
+}

@@ -2,9 +2,9 @@ package dev.outboxer.cdi.internal.metrics;
 
 import dev.outboxer.OutboxCounts;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import jakarta.enterprise.inject.Instance;
 import java.time.Duration;
@@ -13,13 +13,18 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
-import java.util.function.ToDoubleFunction;
 
 /**
  * The outbox metrics in the application's Micrometer {@code MeterRegistry} bean (WildFly's {@code
  * micrometer} subsystem provides one), under the same names and {@code outbox} tag as in MicroProfile
  * Metrics. The only class of Outboxer that links against Micrometer: {@link OutboxMetrics} loads it
  * only once it found the API and no MicroProfile Metrics registry.
+ *
+ * <p>Meters are made with the registry's own {@code counter}/{@code timer}/{@code gauge} methods, not
+ * with builders: WildFly's per-deployment registry overrides only those, to tag the meters with the
+ * deployment and register them in the server's registry, which exports them; a builder would register
+ * them in the deployment's registry alone, unexported and invisible to its own {@code find}. So the
+ * meters carry no description or base unit ({@code outbox.oldest.pending.age} is in seconds).
  */
 final class MicrometerSink implements MetricsSink {
 
@@ -27,6 +32,7 @@ final class MicrometerSink implements MetricsSink {
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
   private final Map<String, Timer> timers = new ConcurrentHashMap<>();
   private final Set<Meter> registered = ConcurrentHashMap.newKeySet();
+  private final Set<Supplier<OutboxCounts>> gaugeSources = ConcurrentHashMap.newKeySet();
 
   private MicrometerSink(MeterRegistry registry) {
     this.registry = registry;
@@ -40,26 +46,30 @@ final class MicrometerSink implements MetricsSink {
 
   @Override
   public void count(String name, String outbox, long increment) {
-    String description = OutboxMetrics.COUNTERS.get(name);
-    if (description == null) {
+    if (!OutboxMetrics.COUNTERS.containsKey(name)) {
       throw new IllegalArgumentException("not an outbox counter: " + name);
     }
-    counters.computeIfAbsent(name + '\u0000' + outbox, key -> remember(Counter.builder(name)
-        .description(description).tag("outbox", outbox).register(registry))).increment(increment);
+    counters.computeIfAbsent(name + '\u0000' + outbox, key -> remember(registry.counter(name, tags(outbox))))
+        .increment(increment);
   }
 
   @Override
   public void timeBatch(String outbox, Duration relayTime) {
-    timers.computeIfAbsent(outbox, name -> remember(Timer.builder(OutboxMetrics.RELAY_BATCH)
-        .description(OutboxMetrics.RELAY_BATCH_DESCRIPTION).tag("outbox", name).register(registry))).record(relayTime);
+    timers.computeIfAbsent(outbox, name -> remember(registry.timer(OutboxMetrics.RELAY_BATCH, tags(name))))
+        .record(relayTime);
   }
 
   @Override
   public void registerGauges(String outbox, Supplier<OutboxCounts> counts) {
-    gauge(OutboxMetrics.PENDING, OutboxMetrics.PENDING_DESCRIPTION, null, outbox, counts, latest -> latest.get().pending());
-    gauge(OutboxMetrics.DEAD, OutboxMetrics.DEAD_DESCRIPTION, null, outbox, counts, latest -> latest.get().dead());
-    gauge(OutboxMetrics.OLDEST_PENDING_AGE, OutboxMetrics.OLDEST_PENDING_AGE_DESCRIPTION, "seconds", outbox, counts,
+    // Micrometer holds a gauge's object weakly, and nothing else may keep the supplier.
+    gaugeSources.add(counts);
+    registry.gauge(OutboxMetrics.PENDING, tags(outbox), counts, latest -> latest.get().pending());
+    registry.gauge(OutboxMetrics.DEAD, tags(outbox), counts, latest -> latest.get().dead());
+    registry.gauge(OutboxMetrics.OLDEST_PENDING_AGE, tags(outbox), counts,
         latest -> latest.get().oldestPendingAge().toMillis() / 1000.0);
+    for (String name : new String[] {OutboxMetrics.PENDING, OutboxMetrics.DEAD, OutboxMetrics.OLDEST_PENDING_AGE}) {
+      registry.find(name).tags(tags(outbox)).meters().forEach(this::remember);
+    }
   }
 
   /**
@@ -74,13 +84,11 @@ final class MicrometerSink implements MetricsSink {
     });
     counters.clear();
     timers.clear();
+    gaugeSources.clear();
   }
 
-  private void gauge(String name, String description, String unit, String outbox, Supplier<OutboxCounts> counts,
-      ToDoubleFunction<Supplier<OutboxCounts>> value) {
-    // A strong reference: Micrometer holds a gauge's object weakly, and nothing else may keep the supplier.
-    remember(Gauge.builder(name, counts, value).description(description).baseUnit(unit).tag("outbox", outbox)
-        .strongReference(true).register(registry));
+  private static Tags tags(String outbox) {
+    return Tags.of("outbox", outbox);
   }
 
   private <M extends Meter> M remember(M meter) {

@@ -40,7 +40,7 @@ public class OutboxMetrics {
   public static final String COMMIT_UNKNOWN = "outbox.commit.unknown";
   public static final String DEADLOCKS = "outbox.deadlocks";
 
-  /** The counters and what each counts, shared by the sinks so that every registry describes them alike. */
+  /** The counters and what each counts (MicroProfile Metrics publishes the descriptions; see MicrometerSink). */
   static final Map<String, String> COUNTERS = Map.of(
       PUBLISHED, "Messages published (counted when their transaction commits)",
       RELAYED, "Messages relayed: rows the relay confirmed and a committed batch deleted",

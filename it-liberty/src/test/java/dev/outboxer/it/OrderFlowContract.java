@@ -54,8 +54,9 @@ abstract class OrderFlowContract {
 
   /**
    * Outboxer's counter {@code name} tagged {@code outbox}, as the server's metrics registry holds it
-   * (0 before its first increment), or empty where the server gives applications no MicroProfile
-   * Metrics registry (WildFly): the counter checks below are then left out, the rest still holds.
+   * (0 before its first increment): MicroProfile Metrics on Open Liberty, Micrometer on WildFly. Empty
+   * where the server gives applications no registry: the counter checks below are then left out, the
+   * rest still holds.
    */
   protected abstract OptionalLong outboxCounter(String name, String outbox);
 

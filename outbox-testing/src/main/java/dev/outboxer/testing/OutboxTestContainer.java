@@ -132,6 +132,7 @@ public final class OutboxTestContainer implements AutoCloseable {
           .skipShutdownHook()
           .addExtension(new Infrastructure(entityManagerFactory, clock, builder.viaDataSource ? dataSource : null));
       builder.beans.forEach(builderWeld::addBeanClass);
+      builder.extensions.forEach(builderWeld::addExtension);
       weld = builderWeld.initialize();
     } catch (RuntimeException | SQLException e) {
       closeAll(opened, e);
@@ -277,6 +278,7 @@ public final class OutboxTestContainer implements AutoCloseable {
     private final JdbcTarget target;
     private final Map<String, String> config = new HashMap<>();
     private final List<Class<?>> beans = new ArrayList<>();
+    private final List<Extension> extensions = new ArrayList<>();
     private final List<String> entities = new ArrayList<>();
     private final Properties jpaProperties = new Properties();
     private SettableClock clock = new SettableClock();
@@ -306,6 +308,15 @@ public final class OutboxTestContainer implements AutoCloseable {
     /** Bean classes of the test (relays, codecs, producers), added to the container. */
     public Builder beans(Class<?>... classes) {
       beans.addAll(Arrays.asList(classes));
+      return this;
+    }
+
+    /**
+     * Portable extensions of the test, added to the container besides the discovered ones (for example
+     * one that vetoes a library's beans, to start without them).
+     */
+    public Builder extensions(Extension... added) {
+      extensions.addAll(Arrays.asList(added));
       return this;
     }
 

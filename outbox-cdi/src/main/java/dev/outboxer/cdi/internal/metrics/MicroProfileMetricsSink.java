@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.eclipse.microprofile.metrics.Counter;
 import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricID;
@@ -23,15 +24,10 @@ import org.eclipse.microprofile.metrics.Timer;
  */
 final class MicroProfileMetricsSink implements MetricsSink {
 
-  private static final Map<String, Metadata> COUNTERS = Map.of(
-      OutboxMetrics.PUBLISHED, metadata(OutboxMetrics.PUBLISHED, "Messages published (counted when their transaction commits)", MetricUnits.NONE),
-      OutboxMetrics.RELAYED, metadata(OutboxMetrics.RELAYED, "Messages relayed: rows the relay confirmed and a committed batch deleted", MetricUnits.NONE),
-      OutboxMetrics.FAILED_ATTEMPTS, metadata(OutboxMetrics.FAILED_ATTEMPTS, "Failed delivery attempts", MetricUnits.NONE),
-      OutboxMetrics.DEAD_LETTERED, metadata(OutboxMetrics.DEAD_LETTERED, "Messages that used up max-attempts and became dead", MetricUnits.NONE),
-      OutboxMetrics.BATCH_FAILURES, metadata(OutboxMetrics.BATCH_FAILURES, "Batches that failed as a whole (database unreachable, commit failed) and were rolled back", MetricUnits.NONE),
-      OutboxMetrics.COMMIT_UNKNOWN, metadata(OutboxMetrics.COMMIT_UNKNOWN, "Batch commits whose outcome is unknown (connection lost during the commit, heuristic outcome): their messages may be delivered again", MetricUnits.NONE),
-      OutboxMetrics.DEADLOCKS, metadata(OutboxMetrics.DEADLOCKS, "Batches the database rolled back to break a deadlock (retried at once)", MetricUnits.NONE));
-  private static final Metadata BATCH_METADATA = metadata(OutboxMetrics.RELAY_BATCH, "Time the relay took per batch", MetricUnits.NANOSECONDS);
+  private static final Map<String, Metadata> COUNTERS = OutboxMetrics.COUNTERS.entrySet().stream().collect(
+      Collectors.toUnmodifiableMap(Map.Entry::getKey, counter -> metadata(counter.getKey(), counter.getValue(), MetricUnits.NONE)));
+  private static final Metadata BATCH_METADATA = metadata(OutboxMetrics.RELAY_BATCH, OutboxMetrics.RELAY_BATCH_DESCRIPTION,
+      MetricUnits.NANOSECONDS);
 
   private final MetricRegistry registry;
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
@@ -75,11 +71,11 @@ final class MicroProfileMetricsSink implements MetricsSink {
   @Override
   public void registerGauges(String outbox, Supplier<OutboxCounts> counts) {
     Tag tag = tag(outbox);
-    registry.gauge(metadata(OutboxMetrics.PENDING, "Messages waiting to be relayed, retries included", MetricUnits.NONE),
+    registry.gauge(metadata(OutboxMetrics.PENDING, OutboxMetrics.PENDING_DESCRIPTION, MetricUnits.NONE),
         counts, latest -> latest.get().pending(), tag);
-    registry.gauge(metadata(OutboxMetrics.DEAD, "Dead messages waiting for retryDead or discard", MetricUnits.NONE),
+    registry.gauge(metadata(OutboxMetrics.DEAD, OutboxMetrics.DEAD_DESCRIPTION, MetricUnits.NONE),
         counts, latest -> latest.get().dead(), tag);
-    registry.gauge(metadata(OutboxMetrics.OLDEST_PENDING_AGE, "Age of the oldest pending message: the outbox's lag",
+    registry.gauge(metadata(OutboxMetrics.OLDEST_PENDING_AGE, OutboxMetrics.OLDEST_PENDING_AGE_DESCRIPTION,
         MetricUnits.SECONDS), counts, latest -> latest.get().oldestPendingAge().toMillis() / 1000.0, tag);
     for (String name : new String[] {OutboxMetrics.PENDING, OutboxMetrics.DEAD, OutboxMetrics.OLDEST_PENDING_AGE}) {
       registered.add(new MetricID(name, tag));

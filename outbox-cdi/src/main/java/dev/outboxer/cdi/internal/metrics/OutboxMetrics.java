@@ -5,24 +5,28 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.Map;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * MicroProfile Metrics of every outbox, tagged {@code outbox=<name>}, in the application registry.
+ * The metrics of every outbox, tagged {@code outbox=<name>}: in MicroProfile Metrics' application
+ * registry, or else in the application's Micrometer {@code MeterRegistry} (WildFly's micrometer
+ * subsystem), under the same names.
  *
- * <p>MicroProfile Metrics is optional. This class does not link against its API: at first use it
- * looks for the API and a {@code MetricRegistry} bean and, only if both are there, loads {@link
- * MicroProfileMetricsSink}. Without them (for example Open Liberty without {@code mpMetrics}) every
- * call does nothing, and it says so once at INFO. A metrics runtime that breaks at run time is
- * reported once at WARNING and then ignored: metrics never stop the outbox.
+ * <p>Both are optional. This class links against neither API: at first use it looks for an API and
+ * its registry bean and, only if both are there, loads {@link MicroProfileMetricsSink} or {@link
+ * MicrometerSink}. Without them (for example Open Liberty without {@code mpMetrics}, WildFly without
+ * the micrometer subsystem) every call does nothing, and it says so once at INFO. A metrics runtime
+ * that breaks at run time is reported once at WARNING and then ignored: metrics never stop the outbox.
  */
 @ApplicationScoped
 public class OutboxMetrics {
 
   private static final Logger LOG = Logger.getLogger(OutboxMetrics.class.getName());
   static final String REGISTRY_CLASS = "org.eclipse.microprofile.metrics.MetricRegistry";
+  static final String MICROMETER_REGISTRY_CLASS = "io.micrometer.core.instrument.MeterRegistry";
 
   public static final String PUBLISHED = "outbox.published";
   public static final String RELAYED = "outbox.relayed";
@@ -35,6 +39,21 @@ public class OutboxMetrics {
   public static final String BATCH_FAILURES = "outbox.batch.failures";
   public static final String COMMIT_UNKNOWN = "outbox.commit.unknown";
   public static final String DEADLOCKS = "outbox.deadlocks";
+
+  /** The counters and what each counts (MicroProfile Metrics publishes the descriptions; see MicrometerSink). */
+  static final Map<String, String> COUNTERS = Map.of(
+      PUBLISHED, "Messages published (counted when their transaction commits)",
+      RELAYED, "Messages relayed: rows the relay confirmed and a committed batch deleted",
+      FAILED_ATTEMPTS, "Failed delivery attempts",
+      DEAD_LETTERED, "Messages that used up max-attempts and became dead",
+      BATCH_FAILURES, "Batches that failed as a whole (database unreachable, commit failed) and were rolled back",
+      COMMIT_UNKNOWN, "Batch commits whose outcome is unknown (connection lost during the commit, heuristic outcome):"
+          + " their messages may be delivered again",
+      DEADLOCKS, "Batches the database rolled back to break a deadlock (retried at once)");
+  static final String RELAY_BATCH_DESCRIPTION = "Time the relay took per batch";
+  static final String PENDING_DESCRIPTION = "Messages waiting to be relayed, retries included";
+  static final String DEAD_DESCRIPTION = "Dead messages waiting for retryDead or discard";
+  static final String OLDEST_PENDING_AGE_DESCRIPTION = "Age of the oldest pending message: the outbox's lag";
 
   @Inject Instance<Object> beans;
 
@@ -113,22 +132,40 @@ public class OutboxMetrics {
   }
 
   /**
-   * The MicroProfile Metrics sink if the API is visible to {@code loader} and a registry bean exists,
-   * else {@link MetricsSink#NONE}.
+   * The MicroProfile Metrics sink if its API is visible to {@code loader} and a {@code MetricRegistry}
+   * bean exists; else the Micrometer sink if Micrometer is visible and a {@code MeterRegistry} bean
+   * exists (WildFly's micrometer subsystem); else {@link MetricsSink#NONE}. MicroProfile Metrics
+   * comes first: SmallRye's is built on Micrometer, and would otherwise be bypassed.
    */
   static MetricsSink find(Instance<Object> beans, ClassLoader loader) {
+    boolean microProfile = visible(REGISTRY_CLASS, loader);
+    if (microProfile && beans != null) {
+      MetricsSink found = MicroProfileMetricsSink.lookup(beans);
+      if (found != null) {
+        return found;
+      }
+    }
+    boolean micrometer = visible(MICROMETER_REGISTRY_CLASS, loader);
+    if (micrometer && beans != null) {
+      MetricsSink found = MicrometerSink.lookup(beans);
+      if (found != null) {
+        LOG.info("Outboxer: the outbox metrics go to the application's Micrometer MeterRegistry.");
+        return found;
+      }
+    }
+    LOG.info("Outboxer: " + (microProfile || micrometer ? "no MetricRegistry or MeterRegistry bean"
+        : "neither MicroProfile Metrics (" + REGISTRY_CLASS + ") nor Micrometer (" + MICROMETER_REGISTRY_CLASS
+        + ") is available") + ", so the outbox metrics are off. Enable one (Open Liberty: feature mpMetrics-5.1;"
+        + " WildFly: the micrometer subsystem) to get them.");
+    return MetricsSink.NONE;
+  }
+
+  private static boolean visible(String className, ClassLoader loader) {
     try {
-      Class.forName(REGISTRY_CLASS, false, loader);
+      Class.forName(className, false, loader);
+      return true;
     } catch (ClassNotFoundException | LinkageError absent) {
-      LOG.info("Outboxer: MicroProfile Metrics is not available (no " + REGISTRY_CLASS + "), so the outbox"
-          + " metrics are off. Enable it (Open Liberty: feature mpMetrics-5.1) to get them.");
-      return MetricsSink.NONE;
+      return false;
     }
-    MetricsSink found = beans == null ? null : MicroProfileMetricsSink.lookup(beans);
-    if (found == null) {
-      LOG.info("Outboxer: no MetricRegistry bean, so the outbox metrics are off.");
-      return MetricsSink.NONE;
-    }
-    return found;
   }
 }

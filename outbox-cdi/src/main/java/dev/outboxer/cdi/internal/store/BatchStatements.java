@@ -74,7 +74,10 @@ public class BatchStatements {
       + " (SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM outbox_message_seq),"
       + " set_config('idle_in_transaction_session_timeout', ?, true),"
       // Marks this transaction as holding the partition, for the read that follows the claim in the same round trip.
-      + " set_config('" + CLAIMED_SETTING + "', CASE WHEN c.fencing_token IS NULL THEN '' ELSE 'yes' END, true)"
+      + " set_config('" + CLAIMED_SETTING + "', CASE WHEN c.fencing_token IS NULL THEN '' ELSE 'yes' END, true),"
+      // The probe of running transactions (PartitionCursor), here and not in the read: it must look before the read's
+      // snapshot is taken, so that every transaction it finds ended is committed (or gone) for the read.
+      + " %s AS oldest_running"
       + " FROM outbox_rules r LEFT JOIN c ON TRUE WHERE r.outbox = ?";
 
   /*
@@ -95,18 +98,19 @@ public class BatchStatements {
       + " NULL::timestamp AS next_attempt_at, NULL::timestamp AS created_at, ";
   /*
    * The start of the oldest transaction still running in this database on another connection (the clock if none);
-   * 0 while any transaction is prepared (two-phase) or hidden from us. Reading pg_stat_activity copies every
-   * backend's status, the most expensive part of the read: it is only asked for when the cursor has a checkpoint
-   * that it could settle (PartitionCursor#needsRunningProbe), otherwise the column is 0 ("cannot be told").
+   * 0 while any transaction is prepared (two-phase) or hidden from us. Part of the claim (see CLAIM_POSTGRESQL).
+   * Reading pg_stat_activity copies every backend's status, the most expensive part of a batch: it is only asked
+   * for when the cursor has a checkpoint that it could settle (PartitionCursor#needsRunningProbe), otherwise the
+   * column is 0 ("cannot be told").
    */
-  private static final String READ_POSTGRESQL_PROBE = "CASE WHEN EXISTS (SELECT 1 FROM pg_prepared_xacts WHERE database"
+  private static final String PROBE_POSTGRESQL = "CASE WHEN EXISTS (SELECT 1 FROM pg_prepared_xacts WHERE database"
       + " = current_database())"
       + "   OR EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
       + "     AND backend_type = 'client backend' AND state IS NULL)"
       + " THEN 0 ELSE CAST(EXTRACT(EPOCH FROM COALESCE((SELECT MIN(xact_start) FROM pg_stat_activity"
       + "   WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL),"
       + "   clock_timestamp())) * 1000000 AS bigint) END";
-  private static final String READ_POSTGRESQL_NO_PROBE = "CAST(0 AS bigint)";
+  private static final String NO_PROBE_POSTGRESQL = "CAST(0 AS bigint)";
   private static final String READ_POSTGRESQL_BODY = " AS extra WHERE " + CLAIMED
       + " UNION ALL SELECT 'W', id, group_key, NULL, NULL, NULL, NULL, 0, next_attempt_at, NULL, 0 FROM w"
       + " UNION ALL (SELECT 'M', " + MESSAGE_COLUMNS + ", 0 FROM outbox_message m"
@@ -153,9 +157,12 @@ public class BatchStatements {
    * @param partitionCount the outbox's partition count in force
    * @param layoutVersion the version of the partition layout, bumped by every change of the count
    * @param sequenceValue the message sequence's last value at the claim (PostgreSQL; 0 elsewhere)
+   * @param oldestRunningMicros PostgreSQL: when the oldest transaction still running on another
+   *     connection began, in microseconds, found by the claim before the read's snapshot (the clock
+   *     if none; 0 if it cannot be told or was not asked for; 0 elsewhere)
    */
   public record Claim(boolean claimed, long fencingToken, String previousInstance, int partitionCount,
-      int layoutVersion, long sequenceValue) {}
+      int layoutVersion, long sequenceValue, long oldestRunningMicros) {}
 
   /** A stored message as the worker reads it. Times are UTC. */
   public record StoredMessage(long id, String groupKey, String type, String contentType, byte[] payload,
@@ -199,9 +206,15 @@ public class BatchStatements {
 
   public Claim claim(Connection connection, String outbox, int partition, String node, String instance,
       LocalDateTime now, long idleTimeoutMillis) throws SQLException {
+    return claim(connection, outbox, partition, node, instance, now, idleTimeoutMillis, false);
+  }
+
+  /** As above; on PostgreSQL with {@code probeRunning} the claim also probes the running transactions. */
+  public Claim claim(Connection connection, String outbox, int partition, String node, String instance,
+      LocalDateTime now, long idleTimeoutMillis, boolean probeRunning) throws SQLException {
     Dialect dialect = database.dialect();
     if (dialect == Dialect.POSTGRESQL) {
-      try (PreparedStatement statement = connection.prepareStatement(CLAIM_POSTGRESQL)) {
+      try (PreparedStatement statement = connection.prepareStatement(claimPostgresqlSql(probeRunning))) {
         bindPostgresqlClaim(statement, outbox, partition, node, instance, now, idleTimeoutMillis);
         try (ResultSet rows = statement.executeQuery()) {
           return postgresqlClaim(rows, outbox);
@@ -211,7 +224,7 @@ public class BatchStatements {
     if (dialect.singleWriter()) {
       return claimSingleWriter(connection, outbox, partition, node, instance, now);
     }
-    Claim claim = new Claim(false, 0, null, 0, 0, 0);
+    Claim claim = new Claim(false, 0, null, 0, 0, 0, 0);
     String lock = dialect == Dialect.MARIADB
         ? "SELECT owner_instance, NEXT VALUE FOR outbox_fencing_seq FROM outbox_partition"
             + " WHERE outbox = ? AND partition_no = ? FOR UPDATE SKIP LOCKED"
@@ -222,7 +235,7 @@ public class BatchStatements {
       try (ResultSet rows = statement.executeQuery()) {
         if (rows.next()) {
           long token = dialect == Dialect.MARIADB ? rows.getLong(2) : nextFencingToken(connection);
-          claim = new Claim(true, token, rows.getString(1), 0, 0, 0);
+          claim = new Claim(true, token, rows.getString(1), 0, 0, 0, 0);
         }
       }
     }
@@ -246,7 +259,7 @@ public class BatchStatements {
       Claim claim = claim(connection, outbox, partition, node, instance, now, idleTimeoutMillis);
       return new ClaimedRead(claim, claim.claimed() ? read(connection, outbox, partition, request, now) : null);
     }
-    try (PreparedStatement statement = connection.prepareStatement(CLAIM_POSTGRESQL + ";\n"
+    try (PreparedStatement statement = connection.prepareStatement(claimPostgresqlSql(request.probeRunning()) + ";\n"
         + postgresqlReadSql(request.ordering(), request.probeRunning()))) {
       int index = bindPostgresqlClaim(statement, outbox, partition, node, instance, now, idleTimeoutMillis);
       bindPostgresqlRead(statement, index, outbox, partition, request, now);
@@ -285,7 +298,8 @@ public class BatchStatements {
     }
     long token = rows.getLong(3);
     boolean claimed = !rows.wasNull();
-    return new Claim(claimed, token, rows.getString(4), rows.getInt(1), rows.getInt(2), rows.getLong(5));
+    return new Claim(claimed, token, rows.getString(4), rows.getInt(1), rows.getInt(2), rows.getLong(5),
+        rows.getLong(8));
   }
 
   /**
@@ -302,17 +316,17 @@ public class BatchStatements {
       if (!SingleWriter.isBusy(busy)) {
         throw busy;
       }
-      return withRules(connection, outbox, new Claim(false, 0, null, 0, 0, 0));
+      return withRules(connection, outbox, new Claim(false, 0, null, 0, 0, 0, 0));
     }
     SQLITE_TOKEN_MARK.accumulateAndGet(token, Math::max);
-    Claim claim = new Claim(false, 0, null, 0, 0, 0);
+    Claim claim = new Claim(false, 0, null, 0, 0, 0, 0);
     try (PreparedStatement statement = connection.prepareStatement(
         "SELECT owner_instance FROM outbox_partition WHERE outbox = ? AND partition_no = ?")) {
       statement.setString(1, outbox);
       statement.setInt(2, partition);
       try (ResultSet rows = statement.executeQuery()) {
         if (rows.next()) {
-          claim = new Claim(true, token, rows.getString(1), 0, 0, 0);
+          claim = new Claim(true, token, rows.getString(1), 0, 0, 0, 0);
         }
       }
     }
@@ -346,7 +360,7 @@ public class BatchStatements {
           throw missingRules(outbox);
         }
         return new Claim(claim.claimed(), claim.fencingToken(), claim.previousInstance(), rows.getInt(1),
-            rows.getInt(2), 0);
+            rows.getInt(2), 0, 0);
       }
     }
   }
@@ -448,13 +462,18 @@ public class BatchStatements {
     return merged(scannedRows, dueRows, waiting, readAt, oldestRunning);
   }
 
+  private static String claimPostgresqlSql(boolean probeRunning) {
+    return String.format(CLAIM_POSTGRESQL, probeRunning ? PROBE_POSTGRESQL : NO_PROBE_POSTGRESQL);
+  }
+
   private static String postgresqlReadSql(Ordering ordering, boolean probeRunning) {
     String holdBack = switch (ordering) {
       case GROUP -> READ_POSTGRESQL_GROUP;
       case TOTAL -> READ_POSTGRESQL_TOTAL;
       case NONE -> "";
     };
-    return READ_POSTGRESQL_W + (probeRunning ? READ_POSTGRESQL_PROBE : READ_POSTGRESQL_NO_PROBE)
+    // The read never probes: the claim, an earlier statement, did (see PROBE_POSTGRESQL).
+    return READ_POSTGRESQL_W + NO_PROBE_POSTGRESQL
         + READ_POSTGRESQL_BODY + holdBack + READ_POSTGRESQL_TAIL;
   }
 

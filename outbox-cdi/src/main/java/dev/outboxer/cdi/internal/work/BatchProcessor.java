@@ -128,7 +128,7 @@ public class BatchProcessor {
   private ClaimedRead claimThenRead(OutboxSettings settings, int partition, PartitionCursor cursor, LocalDateTime now,
       Duration transactionTimeout, ReadRequest request, CommitGate gate) throws Exception {
     Claim claim = jdbc.call(connection -> statements.claim(connection, settings.name(), partition, node.node(),
-        node.instance(), now, FENCING ? transactionTimeout.toMillis() : 0));
+        node.instance(), now, FENCING ? transactionTimeout.toMillis() : 0, request.probeRunning()));
     if (!claim.claimed()) {
       return new ClaimedRead(claim, null);
     }
@@ -433,7 +433,7 @@ public class BatchProcessor {
     }
 
     PartitionCursor.Proposal proposal(PartitionCursor cursor, long lowestHeldBack) {
-      return cursor.propose(claim.sequenceValue(), read.readAtMicros(), read.oldestRunningMicros(), plan.reachedUpTo(),
+      return cursor.propose(claim.sequenceValue(), read.readAtMicros(), claim.oldestRunningMicros(), plan.reachedUpTo(),
           lowestHeldBack);
     }
   }

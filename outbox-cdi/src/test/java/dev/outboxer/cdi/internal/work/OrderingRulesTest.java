@@ -114,7 +114,27 @@ class OrderingRulesTest {
       });
     }
 
-    assertThat(relay.awaitConfirmed(2000, WAIT)).isTrue();
+    boolean all = relay.awaitConfirmed(2000, WAIT);
+    assertThat(all).as(() -> {
+      java.util.Set<Long> missing = new java.util.TreeSet<>();
+      published.values().forEach(missing::addAll);
+      relay.confirmed().forEach(record -> missing.remove(record.id()));
+      StringBuilder state = new StringBuilder();
+      workers.activities().forEach(a -> state.append(" [p").append(a.partition()).append(" running=").append(a.running())
+          .append(" sinceLast=").append(a.sinceLastActivityNanos() / 1_000_000).append("ms claimed=").append(a.lastClaimed())
+          .append(" failure=").append(a.lastFailure()).append(']'));
+      try (java.sql.Connection c = container.database().connect();
+          java.sql.ResultSet r = c.createStatement().executeQuery("SELECT id, partition_no, status, next_attempt_at FROM"
+              + " outbox_message WHERE outbox = 'orders' ORDER BY id LIMIT 20")) {
+        while (r.next()) {
+          state.append(" row ").append(r.getLong(1)).append("/p").append(r.getInt(2)).append('/').append(r.getString(3))
+              .append('/').append(r.getString(4));
+        }
+      } catch (java.sql.SQLException e) {
+        state.append(e);
+      }
+      return missing.size() + " of 2000 messages not relayed within " + WAIT + ": " + missing + state;
+    }).isTrue();
     assertThat(confirmedIdsByGroup("orders")).isEqualTo(published);
     // The relay confirms a batch before its transaction deletes the rows and commits.
     await().atMost(WAIT).until(() -> admin.counts("orders").pending() == 0);

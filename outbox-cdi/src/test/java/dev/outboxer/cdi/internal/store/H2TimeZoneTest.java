@@ -3,7 +3,12 @@ package dev.outboxer.cdi.internal.store;
 import dev.outboxer.cdi.internal.Rows;
 import dev.outboxer.testing.TestDatabase;
 
-/** H2 gives each new session the JVM's default zone as its TIME ZONE setting: both are Europe/Berlin. */
+/**
+ * H2 gives each new session the JVM's default zone as its TIME ZONE setting: both are Europe/Berlin.
+ * H2 caches the default zone when it first needs it, so an earlier H2 test in the same JVM would
+ * leave its sessions in that test's zone: the cache is reset after the default changed, and again
+ * after it is restored.
+ */
 class H2TimeZoneTest extends TimeZoneContractTest {
   @Override
   TestDatabase database() {
@@ -12,7 +17,8 @@ class H2TimeZoneTest extends TimeZoneContractTest {
 
   @Override
   Runnable useSessionZone() {
-    return () -> {};
+    org.h2.util.DateTimeUtils.resetCalendar();
+    return org.h2.util.DateTimeUtils::resetCalendar;
   }
 
   @Override

@@ -21,6 +21,7 @@ import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.openqa.selenium.StaleElementReferenceException;
 
 /**
  * outbox-admin and outbox-health inside Open Liberty, in the sample application as built, called
@@ -259,7 +260,7 @@ class AdminConsoleAndHealthIT {
               d -> browser.find("#outbox-name").getText().equals("Outbox " + outbox));
         }
         // The page refreshes every 5 s and the API answers now: they agree once both saw the same state.
-        eventually(Duration.ofSeconds(30)).untilAsserted(() -> {
+        eventually(Duration.ofSeconds(30)).ignoreException(StaleElementReferenceException.class).untilAsserted(() -> {
           Map<String, String> counts = jsonObjects(adminGet("outboxes")).stream()
               .filter(o -> o.get("name").equals(outbox)).findFirst().orElseThrow();
           assertThat(List.of(browser.find("#pending").getText(), browser.find("#retrying").getText(),

@@ -99,10 +99,17 @@ final class ConsoleBrowser implements AutoCloseable {
     return driver.findElements(By.cssSelector(css)).stream().anyMatch(WebElement::isDisplayed);
   }
 
-  /** The cells' texts of each row the selector matches, in document order. */
+  /**
+   * The cells' texts of each row the selector matches, in document order. Read in one script, so
+   * the table is seen as one state: the console re-renders its tables on every refresh, and cells
+   * read one by one could come from two renderings or from rows already replaced.
+   */
+  @SuppressWarnings("unchecked")
   List<List<String>> rows(String rowCss) {
-    return driver.findElements(By.cssSelector(rowCss)).stream()
-        .map(row -> row.findElements(By.tagName("td")).stream().map(WebElement::getText).toList()).toList();
+    Object cells = ((JavascriptExecutor) driver).executeScript(
+        "return Array.from(document.querySelectorAll(arguments[0]), row =>"
+            + " Array.from(row.querySelectorAll('td'), cell => cell.innerText.trim()));", rowCss);
+    return ((List<List<Object>>) cells).stream().map(row -> row.stream().map(String::valueOf).toList()).toList();
   }
 
   /**

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.outboxer.OutboxAdmin;
 import dev.outboxer.jms.narayana.BrokerFirstTransactionHelper;
+import dev.outboxer.jms.narayana.ForwardingXAResource;
 import dev.outboxer.testing.OutboxTestContainer;
 import dev.outboxer.testing.TestDatabase;
 import jakarta.annotation.PreDestroy;
@@ -196,62 +197,25 @@ class JmsRelayCommitOrderXaTest {
       }
     }
 
-    private record Stopping(XAResource delegate, StopBetweenCommits stop) implements XAResource {
+    /** Stops between the two branches' commits: before the broker's, or after it if the database's was prepared. */
+    private static final class Stopping extends ForwardingXAResource {
+      private final StopBetweenCommits stop;
+
+      Stopping(XAResource delegate, StopBetweenCommits stop) {
+        super(delegate);
+        this.stop = stop;
+      }
+
       @Override
       public void commit(Xid xid, boolean onePhase) throws XAException {
         if (databaseBranchPrepared()) {
-          delegate.commit(xid, onePhase);
+          super.commit(xid, onePhase);
           stop.stop();
         } else {
           stop.stop();
-          delegate.commit(xid, onePhase);
+          super.commit(xid, onePhase);
         }
         stop.resumed.countDown();
-      }
-
-      @Override
-      public void end(Xid xid, int flags) throws XAException {
-        delegate.end(xid, flags);
-      }
-
-      @Override
-      public void forget(Xid xid) throws XAException {
-        delegate.forget(xid);
-      }
-
-      @Override
-      public int getTransactionTimeout() throws XAException {
-        return delegate.getTransactionTimeout();
-      }
-
-      @Override
-      public boolean isSameRM(XAResource other) throws XAException {
-        return delegate.isSameRM(other instanceof Stopping stopping ? stopping.delegate : other);
-      }
-
-      @Override
-      public int prepare(Xid xid) throws XAException {
-        return delegate.prepare(xid);
-      }
-
-      @Override
-      public Xid[] recover(int flag) throws XAException {
-        return delegate.recover(flag);
-      }
-
-      @Override
-      public void rollback(Xid xid) throws XAException {
-        delegate.rollback(xid);
-      }
-
-      @Override
-      public boolean setTransactionTimeout(int seconds) throws XAException {
-        return delegate.setTransactionTimeout(seconds);
-      }
-
-      @Override
-      public void start(Xid xid, int flags) throws XAException {
-        delegate.start(xid, flags);
       }
     }
   }

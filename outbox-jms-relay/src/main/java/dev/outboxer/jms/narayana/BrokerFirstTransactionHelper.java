@@ -8,9 +8,7 @@ import jakarta.transaction.TransactionManager;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.util.IdentityHashMap;
 import java.util.Map;
-import javax.transaction.xa.XAException;
 import javax.transaction.xa.XAResource;
-import javax.transaction.xa.Xid;
 import org.jboss.narayana.jta.jms.ConnectionFactoryProxy;
 import org.jboss.narayana.jta.jms.TransactionHelperImpl;
 import org.jboss.tm.FirstResource;
@@ -112,70 +110,14 @@ public class BrokerFirstTransactionHelper extends TransactionHelperImpl {
   }
 
   /** The broker's XA resource, marked for Narayana to prepare and commit before every other branch. */
-  static final class FirstToCommit implements XAResource, FirstResource {
-    private final XAResource delegate;
-
+  static final class FirstToCommit extends ForwardingXAResource implements FirstResource {
     FirstToCommit(XAResource delegate) {
-      this.delegate = delegate;
-    }
-
-    XAResource delegate() {
-      return delegate;
-    }
-
-    @Override
-    public void commit(Xid xid, boolean onePhase) throws XAException {
-      delegate.commit(xid, onePhase);
-    }
-
-    @Override
-    public void end(Xid xid, int flags) throws XAException {
-      delegate.end(xid, flags);
-    }
-
-    @Override
-    public void forget(Xid xid) throws XAException {
-      delegate.forget(xid);
-    }
-
-    @Override
-    public int getTransactionTimeout() throws XAException {
-      return delegate.getTransactionTimeout();
-    }
-
-    @Override
-    public boolean isSameRM(XAResource other) throws XAException {
-      return delegate.isSameRM(other instanceof FirstToCommit first ? first.delegate : other);
-    }
-
-    @Override
-    public int prepare(Xid xid) throws XAException {
-      return delegate.prepare(xid);
-    }
-
-    @Override
-    public Xid[] recover(int flag) throws XAException {
-      return delegate.recover(flag);
-    }
-
-    @Override
-    public void rollback(Xid xid) throws XAException {
-      delegate.rollback(xid);
-    }
-
-    @Override
-    public boolean setTransactionTimeout(int seconds) throws XAException {
-      return delegate.setTransactionTimeout(seconds);
-    }
-
-    @Override
-    public void start(Xid xid, int flags) throws XAException {
-      delegate.start(xid, flags);
+      super(delegate);
     }
 
     @Override
     public String toString() {
-      return "broker first: " + delegate;
+      return "broker first: " + delegate();
     }
   }
 }

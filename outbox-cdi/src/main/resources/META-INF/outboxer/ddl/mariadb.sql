@@ -53,8 +53,9 @@ CREATE TABLE outbox_rules (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
 -- serialize-writes: one lock row per group key that is being published with the option on, locked by the publisher
--- until its transaction ends (MariaDB has no transaction-scoped advisory lock). Rows of idle groups are removed by
--- the workers now and then.
+-- until its transaction ends (MariaDB has no transaction-scoped advisory lock). Nothing removes rows: one small row
+-- stays per group key ever published with the option. Deleting rows of groups no longer used is safe at any time
+-- (a publish inserts a missing row again).
 CREATE TABLE outbox_group_lock (
     outbox          VARCHAR(100)  NOT NULL,
     group_key       VARCHAR(255)  CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL,

@@ -379,6 +379,13 @@ public final class OutboxConfigReader {
         problem(key, key + "=" + value.get() + " is too long: the limit is " + Durations.format(max) + why);
         return defaultValue;
       }
+      if (parsed.getNano() % 1_000_000 != 0) {
+        // Every delay is used in whole milliseconds (backoff doubling, scheduling, the claim's lease): the rest would
+        // be cut off silently, and a backoff of PT0.0005S became 0 ms, doubling from 0 into immediate retries.
+        problem(key, key + "=" + value.get() + " is not a whole number of milliseconds: durations are counted in"
+            + " milliseconds, the shortest is 1ms");
+        return defaultValue;
+      }
       return parsed;
     } catch (IllegalArgumentException e) {
       problem(key, key + "=" + value.get() + " is not a duration: " + e.getMessage());

@@ -138,6 +138,48 @@ class OutboxConfigReaderTest {
     assertThat(onlyProblem(read(config)).getMessage()).contains("declares an outbox named 'worker', which is not allowed");
   }
 
+  /**
+   * Delays are counted in whole milliseconds (backoff doubling, poll scheduling, the claim's lease):
+   * {@code PT0.0005S} used to be read as 0 ms, and a backoff doubling from 0 retried a failing
+   * message 62 times at once.
+   */
+  @ParameterizedTest(name = "{0}={1}")
+  @CsvSource(delimiter = '|', value = {
+      "outbox.orders.backoff.min          | PT0.0005S",
+      "outbox.orders.backoff.max          | PT0.0005S",
+      "outbox.orders.poll-interval        | PT0.0009S",
+      "outbox.orders.max-poll-interval    | PT5.0000001S",
+      "outbox.orders.relay-timeout        | PT1.5005S",
+      "outbox.orders.transaction-timeout  | PT60.000001S",
+      "outbox.metrics.refresh-interval    | PT0.000000001S",
+  })
+  void a_duration_that_is_not_a_whole_number_of_milliseconds_is_refused_naming_key_value_and_rule(String key,
+      String value) {
+    OutboxConfigurationException problem = onlyProblem(read(orders(key, value)));
+
+    assertThat(problem.key()).isEqualTo(key);
+    assertThat(problem.getMessage()).isEqualTo(key + "=" + value + " is not a whole number of milliseconds:"
+        + " durations are counted in milliseconds, the shortest is 1ms");
+  }
+
+  @Test
+  void sub_millisecond_durations_of_several_keys_are_all_reported_at_once() {
+    List<OutboxConfigurationException> problems = read(orders("outbox.orders.backoff.min", "PT0.0005S",
+        "outbox.orders.poll-interval", "PT0.0001S", "outbox.orders.relay-timeout", "PT0.5005S")).problems();
+
+    assertThat(problems).extracting(OutboxConfigurationException::key).containsExactlyInAnyOrder(
+        "outbox.orders.backoff.min", "outbox.orders.poll-interval", "outbox.orders.relay-timeout");
+  }
+
+  @Test
+  void a_whole_number_of_milliseconds_written_in_iso_8601_is_accepted() {
+    OutboxSettings settings = read(orders("outbox.orders.backoff.min", "PT0.001S",
+        "outbox.orders.poll-interval", "PT0.250S")).orThrow().require("orders");
+
+    assertThat(settings.backoffMin()).isEqualTo(Duration.ofMillis(1));
+    assertThat(settings.pollInterval()).isEqualTo(Duration.ofMillis(250));
+  }
+
   @Test
   void an_empty_value_counts_as_not_set() {
     assertThat(read(orders("outbox.orders.partitions", "")).orThrow().require("orders").partitions()).isEqualTo(1);

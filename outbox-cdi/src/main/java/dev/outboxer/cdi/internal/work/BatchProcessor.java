@@ -202,6 +202,7 @@ public class BatchProcessor {
 
     PartitionBatch.Outcomes outcomes;
     Duration relayTime = Duration.ZERO;
+    boolean timedOut = false;
     if (records.isEmpty()) {
       outcomes = new PartitionBatch.Outcomes(List.of(), List.of(), List.of());
     } else {
@@ -211,7 +212,6 @@ public class BatchProcessor {
           claim.fencingToken(), deadline, () -> !FENCING || tx.active() && System.nanoTime() - leaseEnd < 0);
       long started = System.nanoTime();
       Throwable thrown = null;
-      boolean timedOut = false;
       Watchdog.Armed armed = watchdog.arm(settings.relayTimeout(), relayBatch::close);
       batch.relayed = true;
       try {
@@ -274,14 +274,21 @@ public class BatchProcessor {
       // Nothing of the batch can commit: the relay (or an application handler it called) marked the transaction
       // for rollback, or the claim lapsed. The failures the relay reported still count, in a transaction of their
       // own; records it left unreported are not charged an attempt (they were never tried to the end, or the claim
-      // was taken away from them).
+      // was taken away from them). Except after a relay timeout: the first unreported record (not held back) is the
+      // one the relay was stuck on, and it is charged, as it would be in a batch that commits. Otherwise a record
+      // that always outlasts the timeout (a slow handler of the local relay, which then dooms the transaction)
+      // would be read again forever without an attempt counted: it would never back off nor die, and its group (or
+      // the partition) would wait behind it forever.
       tx.rollback();
       List<BatchStatements.Failure> reported = new ArrayList<>();
       List<PartitionBatch.Failure> reportedFailed = new ArrayList<>();
+      boolean timeoutCharged = false;
       for (int i = 0; i < failed.size(); i++) {
-        if (failed.get(i).reported()) {
+        boolean chargeTimeout = timedOut && !timeoutCharged && !failed.get(i).reported();
+        if (failed.get(i).reported() || chargeTimeout) {
           reported.add(failures.get(i));
           reportedFailed.add(failed.get(i));
+          timeoutCharged |= chargeTimeout;
         }
       }
       boolean recorded = recordFailuresAlone(settings, partition, reported, nowUtc);
@@ -292,7 +299,8 @@ public class BatchProcessor {
         // Expected when a handler fails inside the worker's transaction: the failed message backs off on its own,
         // the rest of the batch goes out again at once; the partition does not back off.
         LOG.fine("Outbox '" + settings.name() + "', partition " + partition + ": the relay marked the batch's"
-            + " transaction for rollback; " + reported.size() + " reported failure(s) recorded, the other "
+            + " transaction for rollback; " + reported.size() + " failure(s) recorded" + (timeoutCharged
+            ? " (one of them the record the relay did not report within its timeout)" : "") + ", the other "
             + (records.size() - reported.size()) + " message(s) are read again");
         return new BatchResult(true, records.size(), 0, reported.size(), (int) reported.stream()
             .filter(failure -> failure.nextAttemptAt() == null).count(), earliestRetry, relayTime,

@@ -97,6 +97,8 @@ abstract class WorkerFaultContractTest {
     outbox(config, "silent", "infinity", "1m");
     outbox(config, "slow", "infinity", "1m");
     config.put("outbox.slow.relay-timeout", "1s");
+    outbox(config, "doomed", "infinity", "1m");
+    config.put("outbox.doomed.relay-timeout", "1s");
     container = OutboxTestContainer.builder(database()).config(config)
         .beans(ScriptedRelay.class, OutboxMetricsProbe.class).start();
     outbox = container.select(Outbox.class);
@@ -309,6 +311,40 @@ abstract class WorkerFaultContractTest {
 
     assertFirstDeletedAndSecondFailedWith(ids, "did not report within outbox.slow.relay-timeout=1s");
     assertWarned("relay-timeout");
+  }
+
+  @Test
+  void a_relay_that_marks_the_transaction_for_rollback_and_outlives_its_timeout_is_charged_for_the_record_it_was_on()
+      throws Exception {
+    // As the local relay does with a handler slower than relay-timeout: the record's work cannot commit without its
+    // report, so the relay dooms the transaction and returns late, having reported nothing for it. It used to be
+    // read again forever, never charged an attempt, and the partition never got past it.
+    ScriptedRelay.script((batch, node) -> {
+      for (OutboxRecord record : batch.records()) {
+        if ("b".equals(record.groupKey())) {
+          jtaPropertyManager.getJTAEnvironmentBean().getTransactionSynchronizationRegistry().setRollbackOnly();
+          hangDeafToInterrupts(Duration.ofMillis(1_800));
+          return;
+        }
+        ScriptedRelay.send(batch, record, node);
+      }
+    });
+    List<Long> ids = publishTwo("doomed");
+
+    assertFirstDeletedAndSecondFailedWith(ids, "did not report within outbox.doomed.relay-timeout=1s");
+    assertThat(ScriptedRelay.deliveryCounts().get(ids.get(0))).as("sent in the rolled-back batch and again")
+        .isEqualTo(2L);
+  }
+
+  private static void hangDeafToInterrupts(Duration duration) {
+    long until = System.nanoTime() + duration.toNanos();
+    while (System.nanoTime() < until) {
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException ignored) {
+        // keep hanging
+      }
+    }
   }
 
   private void assertFirstDeletedAndSecondFailedWith(List<Long> ids, String error) {

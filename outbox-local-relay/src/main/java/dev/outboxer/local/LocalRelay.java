@@ -61,6 +61,12 @@ final class LocalRelay implements Relay {
    * failed when it threw (or its message cannot be decoded, or no handler takes its type).
    * Held-back records are skipped without a report.
    *
+   * <p><b>A handler that returns after the deadline</b> dooms the transaction and is left
+   * unreported (its confirmation would come after the worker stopped listening). The core charges
+   * the first unreported record of a timed-out batch an attempt, with the relay timeout as its
+   * error, also when the transaction was marked for rollback: a handler that is always too slow
+   * backs off and dies after {@code max-attempts} instead of holding its partition forever.
+   *
    * <p><b>After a handler failure</b> the relay marks the transaction for rollback: the failed
    * handler may have written, and only the rollback of the whole transaction takes that back. The
    * core then records the failure in a transaction of its own and reads the partition again; the

@@ -43,6 +43,11 @@ public class EffectWriter {
     if (failure == HandlerScript.Failure.THROW_AFTER_WRITE) {
       throw new Exception("induced failure of " + group + "/" + seq + " after its write");
     }
+    if (failure == HandlerScript.Failure.SLOW_AFTER_WRITE) {
+      // pg_sleep does not end at Thread.interrupt(): the watchdog's interrupt cannot cut the handler short.
+      entityManager.createNativeQuery("SELECT CAST(pg_sleep(" + HandlerScript.SLOW.toMillis() / 1000.0 + ") AS text)")
+          .getSingleResult();
+    }
     if (failure == HandlerScript.Failure.FAIL_COMMIT) {
       registry().registerInterposedSynchronization(new BeforeCommit(() -> {
         throw new IllegalStateException("induced commit failure after " + group + "/" + seq);

@@ -30,8 +30,16 @@ public class HandlerScript {
     /** Writes its effect and returns; the worker's database connection is killed just before the commit. */
     KILL_CONNECTION_AT_COMMIT,
     /** Persists an effect the database refuses, without flushing, and returns normally. */
-    REFUSED_AT_FLUSH
+    REFUSED_AT_FLUSH,
+    /**
+     * Writes its effect, then waits {@link #SLOW} in a database call (deaf to the worker's interrupt, as a slow
+     * query is) and returns normally: longer than the outbox's relay-timeout.
+     */
+    SLOW_AFTER_WRITE
   }
+
+  /** How long a {@link Failure#SLOW_AFTER_WRITE} handler takes after its write. */
+  public static final java.time.Duration SLOW = java.time.Duration.ofMillis(1_600);
 
   /** One call of a handler. */
   public record Call(String outbox, long id, String group, int seq, int attempts, String thread, long nanos,

@@ -9,6 +9,7 @@ import dev.outboxer.OutboxAdmin;
 import dev.outboxer.OutboxMessage;
 import dev.outboxer.local.HandlerScript.Call;
 import dev.outboxer.local.HandlerScript.Failure;
+import dev.outboxer.testing.OutboxTables;
 import dev.outboxer.testing.OutboxTestContainer;
 import dev.outboxer.testing.TestDatabase;
 import java.sql.Connection;
@@ -63,6 +64,11 @@ class LocalRelayThroughOutboxTest {
     outboxConfig(config, "orders", 4, "3");
     outboxConfig(config, "ledger", 1, "infinity");
     config.put("outbox.ledger.local.handler", "ledgerHandler");
+    // A handler slower than relay-timeout; the transaction outlives it (relay-timeout + 1.25s <= 5s).
+    outboxConfig(config, "slow", 1, "2");
+    config.put("outbox.slow.local.handler", "ledgerHandler");
+    config.put("outbox.slow.relay-timeout", "1s");
+    config.put("outbox.slow.transaction-timeout", "5s");
     container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL)
         .config(config)
         .entities(Effect.class)
@@ -346,6 +352,45 @@ class LocalRelayThroughOutboxTest {
     assertThat(dead.lastError()).contains("local_effect_seq_check");
   }
 
+  @Test
+  void a_handler_slower_than_the_relay_timeout_is_charged_an_attempt_and_dies_while_other_groups_flow()
+      throws Exception {
+    // One partition: the slow message comes first in the batch, the other groups after it.
+    String slow = prefix + "slow";
+    script.fail("slow", slow, 1, Failure.SLOW_AFTER_WRITE, Integer.MAX_VALUE);
+    container.clock().freeze();
+    try {
+      container.inTransaction(() -> {
+        outbox.publish("slow", new OrderEvent(slow, 1));
+        outbox.publish("slow", new OrderEvent(slow, 2));
+        for (int group = 0; group < 3; group++) {
+          outbox.publish("slow", new OrderEvent(prefix + group, 1));
+        }
+      });
+
+      // The timed-out attempt is charged (its retry waits for the clock), and the other groups go out meanwhile.
+      await().atMost(WAIT).until(() -> attemptsOf("slow", slow, 1) == 1 && countOf(prefix) == 3);
+      assertThat(effectsOf(prefix)).as("slow/1's write was rolled back; slow/2 waits behind it")
+          .doesNotContainKey(slow).hasSize(3);
+      assertThat(lastErrorOf("slow", slow, 1)).contains("did not report within outbox.slow.relay-timeout=1s");
+
+      // Its second attempt times out too: max-attempts=2, it dies and its group moves on.
+      container.clock().advance(Duration.ofMinutes(1));
+      await().atMost(WAIT).until(() -> effectsOf(prefix).getOrDefault(slow, List.of()).size() == 1);
+      assertThat(effectsOf(prefix).get(slow)).containsExactly(2);
+      assertThat(script.callsOf("slow", slow, 1)).isEqualTo(2);
+      List<DeadMessage> dead = admin.dead("slow", 100).stream().filter(m -> slow.equals(m.groupKey())).toList();
+      assertThat(dead).singleElement().satisfies(message -> {
+        assertThat(message.attempts()).isEqualTo(2);
+        assertThat(message.lastError()).contains("RelayTimeoutException")
+            .contains("did not report within outbox.slow.relay-timeout=1s");
+      });
+      await().atMost(WAIT).until(() -> pendingOf("slow") == 0);
+    } finally {
+      container.clock().unfreeze();
+    }
+  }
+
   /** A message type no handler takes. */
   public record Unhandled(String key) implements OutboxMessage {
     @Override
@@ -407,9 +452,22 @@ class LocalRelayThroughOutboxTest {
 
   /** Failed attempts on record for a pending message of the orders outbox. */
   private int attemptsOf(String group, int seq) {
-    return container.tables().messages("orders").stream()
+    return attemptsOf("orders", group, seq);
+  }
+
+  /** Failed attempts on record for a pending message. */
+  private int attemptsOf(String outboxName, String group, int seq) {
+    return pendingRow(outboxName, group, seq).attempts();
+  }
+
+  private String lastErrorOf(String outboxName, String group, int seq) {
+    return pendingRow(outboxName, group, seq).lastError();
+  }
+
+  private OutboxTables.StoredMessage pendingRow(String outboxName, String group, int seq) {
+    return container.tables().messages(outboxName).stream()
         .filter(row -> group.equals(row.groupKey()) && new String(row.payload()).contains("\"seq\":" + seq))
-        .findFirst().orElseThrow().attempts();
+        .findFirst().orElseThrow();
   }
 
   /** Whether the first call of (group, seq) came after the last call of (earlierGroup, earlierSeq). */

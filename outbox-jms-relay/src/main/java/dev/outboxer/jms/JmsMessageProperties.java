@@ -10,8 +10,11 @@ import java.util.Set;
  * <table>
  *   <caption>What a relayed message carries</caption>
  *   <tr><th>JMS</th><th>value</th></tr>
- *   <tr><td>body</td><td>{@code TextMessage} with the payload as UTF-8 text if the record's
- *       content type is textual (JSON, XML, {@code text/*}); {@code BytesMessage} otherwise</td></tr>
+ *   <tr><td>body</td><td>{@code TextMessage} with the payload as text if the record's content
+ *       type is textual (JSON, XML, {@code text/*}) and the payload is valid text in the content
+ *       type's {@code charset} (UTF-8 if it names none); {@code BytesMessage} with the payload's
+ *       exact bytes otherwise (binary types, bytes that are not valid in the charset, a charset
+ *       the JVM does not know)</td></tr>
  *   <tr><td>{@code JMSType}</td><td>the message type</td></tr>
  *   <tr><td>{@code JMSXGroupID}</td><td>the group key; not set for a {@code null} key</td></tr>
  *   <tr><td>{@value #OUTBOX_ID} (long)</td><td>the outbox id: unique, increasing within a

@@ -16,6 +16,7 @@ import jakarta.jms.JMSException;
 import jakarta.jms.JMSSecurityException;
 import jakarta.jms.Message;
 import jakarta.jms.TextMessage;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -118,6 +119,53 @@ class JmsRelayTest {
     assertThat(message.getBody(byte[].class)).containsExactly(payload);
     assertThat(message.getStringProperty(JmsMessageProperties.OUTBOX_CONTENT_TYPE))
         .isEqualTo("application/octet-stream");
+  }
+
+  @Test
+  void aTextualPayloadThatIsNotValidUtf8ArrivesAsABytesMessageWithTheExactBytes() throws Exception {
+    broker.createQueue("not.utf8");
+    // JSON whose string holds Latin-1 bytes (0xE9, 0xFF): no UTF-8 decoder accepts them.
+    byte[] payload = {'{', '"', 'n', '"', ':', '"', 'c', 'a', 'f', (byte) 0xE9, (byte) 0xFF, '"',
+        '}'};
+
+    relay(broker.connectionFactory(), "not.utf8").relay(TestRelayBatch.of(Ordering.GROUP,
+        TestRecords.withContentType(61, "application/json", payload)));
+
+    Message message = broker.receive("not.utf8", 1, 1000).get(0);
+    assertThat(message).as("not text in its charset: sent as bytes").isInstanceOf(BytesMessage.class);
+    assertThat(message.getBody(byte[].class)).containsExactly(payload);
+    assertThat(message.getStringProperty(JmsMessageProperties.OUTBOX_CONTENT_TYPE))
+        .isEqualTo("application/json");
+  }
+
+  @Test
+  void aTextPayloadInItsDeclaredCharsetArrivesAsThatTextOtherwiseAsItsExactBytes()
+      throws Exception {
+    broker.createQueue("charsets");
+    byte[] latin1 = "caf\u00e9 cr\u00e8me".getBytes(StandardCharsets.ISO_8859_1);
+    byte[] unknownCharset = "plain".getBytes(StandardCharsets.US_ASCII);
+    // Valid UTF-16, but little-endian with a byte-order mark: Java's UTF-16 decodes it and
+    // encodes the text back big-endian, so the text alone would not give these bytes back.
+    byte[] utf16LittleEndian = {(byte) 0xFF, (byte) 0xFE, 'h', 0, 'i', 0};
+
+    relay(broker.connectionFactory(), "charsets").relay(TestRelayBatch.of(Ordering.NONE,
+        TestRecords.withContentType(62, "text/plain; charset=ISO-8859-1", latin1),
+        TestRecords.withContentType(63, "text/plain;charset=\"x-no-such-charset\"", unknownCharset),
+        TestRecords.withContentType(64, "text/plain;charset=UTF-16", utf16LittleEndian)));
+
+    List<Message> received = broker.receive("charsets", 3, 1000);
+    assertThat(ids(received)).containsExactly(62L, 63L, 64L);
+    assertThat(received.get(0)).isInstanceOf(TextMessage.class);
+    String text = ((TextMessage) received.get(0)).getText();
+    assertThat(text).isEqualTo("caf\u00e9 cr\u00e8me");
+    assertThat(text.getBytes(StandardCharsets.ISO_8859_1)).as("the bytes, in the declared charset")
+        .containsExactly(latin1);
+    assertThat(received.get(1)).as("a charset the relay cannot decode: sent as bytes")
+        .isInstanceOf(BytesMessage.class);
+    assertThat(received.get(1).getBody(byte[].class)).containsExactly(unknownCharset);
+    assertThat(received.get(2)).as("text that does not encode back to the payload: sent as bytes")
+        .isInstanceOf(BytesMessage.class);
+    assertThat(received.get(2).getBody(byte[].class)).containsExactly(utf16LittleEndian);
   }
 
   @Test

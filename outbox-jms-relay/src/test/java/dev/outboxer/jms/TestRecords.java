@@ -37,4 +37,11 @@ final class TestRecords {
         id, OUTBOX, 0, groupKey, type, "application/octet-stream", payload, Map.of(), 0,
         Instant.parse("2026-12-02T10:00:00Z"));
   }
+
+  /** A record of type {@code Note}, group {@code g}, with the given content type and payload bytes. */
+  static OutboxRecord withContentType(long id, String contentType, byte[] payload) {
+    return new OutboxRecord(
+        id, OUTBOX, 0, "g", "Note", contentType, payload, Map.of(), 0,
+        Instant.parse("2026-12-02T10:00:00Z"));
+  }
 }

@@ -66,8 +66,8 @@ import jakarta.enterprise.context.ApplicationScoped;
  *       {@code transactional}, its transaction committed. Delivery is at least once: a record
  *       whose acknowledgement was lost, or whose batch failed to commit in the database, is sent
  *       again; consumers drop duplicates by {@link OutboxKafkaHeaders#ID}.</li>
- *   <li>Publish refuses payloads that could never fit a record of {@code max.request.size}: see
- *       {@link #constraints}.</li>
+ *   <li>Publish refuses messages that could never fit a record of {@code max.request.size}
+ *       (payload, headers with Kafka's framing, key): see {@link #constraints}.</li>
  * </ul>
  */
 @ApplicationScoped
@@ -96,9 +96,12 @@ public class KafkaRelayProvider implements RelayProvider {
   }
 
   /**
-   * The largest payload a record can carry: the producer's {@code max.request.size} (default 1
-   * MiB), less {@value KafkaConstraints#RESERVED_BYTES} bytes kept for headers (at most {@value
-   * KafkaConstraints#MAX_HEADER_BYTES} of the message's own), key and framing. The topic's {@code
+   * What a record can carry. The payload: the producer's {@code max.request.size} (default 1 MiB;
+   * {@code buffer.memory} if smaller), less {@value KafkaConstraints#RESERVED_BYTES} bytes kept for
+   * headers (at most {@value KafkaConstraints#MAX_HEADER_BYTES} of the message's own), key and
+   * framing. The whole message: its record as Kafka counts it (payload, each header with its
+   * framing, key, the relay's headers) must fit {@code max.request.size}, or publish refuses it
+   * naming the sizes; that matters for messages with thousands of tiny headers. The topic's {@code
    * max.message.bytes} is not known without the brokers; keep it at least as large.
    *
    * @param context the outbox's validated settings
@@ -106,7 +109,7 @@ public class KafkaRelayProvider implements RelayProvider {
    */
   @Override
   public MessageConstraints constraints(RelayContext context) {
-    return KafkaConstraints.forMaxRequestSize(KafkaRelaySettings.from(context).maxRequestSize());
+    return KafkaConstraints.of(KafkaRelaySettings.from(context));
   }
 
   /**

@@ -151,6 +151,14 @@ final class KafkaRelaySettings {
         longProperty(ProducerConfig.BUFFER_MEMORY_CONFIG));
   }
 
+  /** The full key of the setting that makes {@link #maxRequestSize()}, for messages. */
+  String maxRequestSizeKey() {
+    String key = longProperty(ProducerConfig.BUFFER_MEMORY_CONFIG)
+        < longProperty(ProducerConfig.MAX_REQUEST_SIZE_CONFIG)
+        ? ProducerConfig.BUFFER_MEMORY_CONFIG : ProducerConfig.MAX_REQUEST_SIZE_CONFIG;
+    return fullKey(key);
+  }
+
   String fullKey(String key) {
     return context.fullKey(PROVIDER, key);
   }

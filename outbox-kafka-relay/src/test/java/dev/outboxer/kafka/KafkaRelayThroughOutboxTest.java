@@ -2,6 +2,7 @@ package dev.outboxer.kafka;
 
 import dev.outboxer.testing.OutboxMetricsProbe;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxer.DeadMessage;
@@ -27,7 +28,17 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import dev.outboxer.InvalidOutboxMessageException;
+import dev.outboxer.spi.OutboxRecord;
+import jakarta.json.bind.Jsonb;
+import jakarta.json.bind.JsonbBuilder;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.record.internal.AbstractRecords;
+import org.apache.kafka.common.record.internal.CompressionType;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -41,8 +52,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * outbox.<name>.relay=kafka}) to the embedded KRaft broker, read back with a real {@code
  * KafkaConsumer}. One broker and one container for the class; each test has its own outbox and
  * topic: {@code orders} (4 outbox partitions, 3 topic partitions), {@code stream} (the broker
- * outage; retries wait for the test's clock steps) and {@code missing} (a topic the broker does
- * not have, auto-creation off, max-attempts=1).
+ * outage; retries wait for the test's clock steps), {@code missing} (a topic the broker does
+ * not have, auto-creation off, max-attempts=1) and {@code crowded} (the producer's default
+ * max.request.size against many tiny headers).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KafkaRelayThroughOutboxTest {
@@ -50,10 +62,15 @@ class KafkaRelayThroughOutboxTest {
   @RegisterExtension static final EmbeddedKafkaBroker KAFKA = new EmbeddedKafkaBroker();
 
   private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final Jsonb JSON = JsonbBuilder.create();
   private static final String ORDERS_TOPIC = "outboxer-orders";
   private static final String STREAM = "stream";
   private static final String STREAM_TOPIC = "outboxer-stream";
   private static final String MISSING_TOPIC = "outboxer-missing";
+  private static final String CROWDED = "crowded";
+  private static final String CROWDED_TOPIC = "outboxer-crowded";
+  /** The producer's default max.request.size, which the crowded outbox keeps. */
+  private static final long MAX_REQUEST_SIZE = 1_048_576;
   private static final int STREAM_KEYS = 8;
 
   private OutboxTestContainer container;
@@ -66,6 +83,7 @@ class KafkaRelayThroughOutboxTest {
   void start() throws Exception {
     KAFKA.createTopic(ORDERS_TOPIC, 3, Map.of());
     KAFKA.createTopic(STREAM_TOPIC, 3, Map.of());
+    KAFKA.createTopic(CROWDED_TOPIC, 1, Map.of());
     Map<String, String> config = new LinkedHashMap<>();
     outboxConfig(config, "orders", 4, ORDERS_TOPIC);
     outboxConfig(config, STREAM, 4, STREAM_TOPIC);
@@ -79,6 +97,7 @@ class KafkaRelayThroughOutboxTest {
     outboxConfig(config, "missing", 1, MISSING_TOPIC);
     config.put("outbox.missing.max-attempts", "1");
     config.put("outbox.missing.relay-timeout", "4s"); // max.block.ms 1 s
+    outboxConfig(config, CROWDED, 1, CROWDED_TOPIC);
     container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL)
         .config(config)
         .beans(OutboxMetricsProbe.class)
@@ -308,6 +327,96 @@ class KafkaRelayThroughOutboxTest {
     }
     await().atMost(WAIT).until(() -> admin.counts("missing").pending() == 0);
     assertThat(admin.counts("missing").dead()).isZero();
+  }
+
+  @Test
+  void aMessageWhoseManyTinyHeadersMakeTooLargeARecordIsRefusedAtPublishAndOneJustUnderIsDelivered()
+      throws Exception {
+    // The largest payload the payload limit alone lets through (max.request.size less the 73,728
+    // bytes the relay keeps beside it), with 21,845 headers in the core's 65,536-byte budget: as a
+    // record it is about 40 KB over max.request.size, refused by the producer at every attempt.
+    assertRefusedAtPublish(bulky("crowded-a", 974_848, true));
+    // One byte over the limit, by Kafka's own count of the record the relay would send.
+    assertRefusedAtPublish(ofRecordSize("crowded-b", MAX_REQUEST_SIZE + 1));
+
+    // Just under it: delivered, every header with it.
+    BulkyEvent justUnder = ofRecordSize("crowded-c", MAX_REQUEST_SIZE - 1_080);
+    long id = container.inTransaction(() -> outbox.publish(CROWDED, justUnder));
+    try (TopicTail tail = new TopicTail(KAFKA.bootstrapServers(), CROWDED_TOPIC)) {
+      await().atMost(WAIT).until(() -> tail.poll() >= 1);
+      Received received = tail.received().get(0);
+      assertThat(received.outboxId()).isEqualTo(id);
+      assertThat(received.value()).hasSize(payloadSize(justUnder));
+      assertThat(received.headers()).hasSize(BulkyEvent.TINY_HEADERS.size() + 7)
+          .containsAllEntriesOf(BulkyEvent.TINY_HEADERS);
+      assertThat(kafkaRecordSize(received.key(), received.value(), received.headers()))
+          .as("the delivered record's size by Kafka's count: just under max.request.size")
+          .isBetween(MAX_REQUEST_SIZE - 1_100, MAX_REQUEST_SIZE);
+    }
+    await().atMost(WAIT).until(() -> admin.counts(CROWDED).pending() == 0);
+    assertThat(admin.counts(CROWDED).dead()).isZero();
+    assertThat(metrics.count(OutboxMetrics.FAILED_ATTEMPTS, CROWDED)).isZero();
+  }
+
+  private void assertRefusedAtPublish(BulkyEvent event) {
+    assertThatThrownBy(() -> container.inTransaction(() -> outbox.publish(CROWDED, event)))
+        .isInstanceOf(InvalidOutboxMessageException.class)
+        .hasMessageContaining("Outbox 'crowded'")
+        .hasMessageContaining(BulkyEvent.TINY_HEADERS.size() + " headers")
+        .hasMessageContaining(payloadSize(event) + " bytes of payload")
+        .hasMessageContaining("max.request.size")
+        .hasMessageContaining(Long.toString(MAX_REQUEST_SIZE));
+  }
+
+  /** A crowded message whose payload makes the relay's record {@code target} bytes by Kafka's count. */
+  private static BulkyEvent ofRecordSize(String order, long target) {
+    int payload = 900_000;
+    for (int i = 0; i < 3; i++) {
+      payload += (int) (target - recordSize(bulky(order, payload, true)));
+    }
+    BulkyEvent event = bulky(order, payload, true);
+    assertThat(recordSize(event)).as("record size of the test message").isEqualTo(target);
+    return event;
+  }
+
+  /** A message whose JSON payload takes exactly {@code payloadBytes}. */
+  private static BulkyEvent bulky(String order, int payloadBytes, boolean crowded) {
+    BulkyEvent event = new BulkyEvent(order,
+        "x".repeat(payloadBytes - payloadSize(new BulkyEvent(order, "", crowded))), crowded);
+    assertThat(payloadSize(event)).isEqualTo(payloadBytes);
+    return event;
+  }
+
+  private static int payloadSize(BulkyEvent event) {
+    return JSON.toJson(event).getBytes(StandardCharsets.UTF_8).length;
+  }
+
+  /**
+   * The size Kafka's producer gives the record the relay makes of {@code event} (it refuses one
+   * larger than max.request.size), as its first message (id 1, fencing token 1): a later id or
+   * token only adds digits.
+   */
+  private static long recordSize(BulkyEvent event) {
+    OutboxRecord record = new OutboxRecord(1, CROWDED, 0, event.order(), "BulkyEvent",
+        "application/json", JSON.toJson(event).getBytes(StandardCharsets.UTF_8), event.headers(),
+        0, java.time.Instant.now());
+    ProducerRecord<String, byte[]> mapped = RecordMapping.toProducerRecord(CROWDED_TOPIC, record, 1);
+    Map<String, String> headers = new LinkedHashMap<>();
+    for (Header header : mapped.headers()) {
+      headers.put(header.key(), new String(header.value(), StandardCharsets.UTF_8));
+    }
+    return kafkaRecordSize(mapped.key(), mapped.value(), headers);
+  }
+
+  /** Kafka's own upper bound of a record's size in a batch, as the producer checks it. */
+  private static long kafkaRecordSize(String key, byte[] value, Map<String, String> headers) {
+    Header[] kafkaHeaders = headers.entrySet().stream()
+        .map(header -> new RecordHeader(header.getKey(),
+            header.getValue().getBytes(StandardCharsets.UTF_8)))
+        .toArray(Header[]::new);
+    return AbstractRecords.estimateSizeInBytesUpperBound(RecordBatch.CURRENT_MAGIC_VALUE,
+        CompressionType.NONE, key == null ? null : key.getBytes(StandardCharsets.UTF_8), value,
+        kafkaHeaders);
   }
 
   /** What the outbox and the topic hold, for a failure message. */

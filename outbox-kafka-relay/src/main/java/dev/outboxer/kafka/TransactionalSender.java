@@ -28,8 +28,11 @@ import org.apache.kafka.common.errors.InterruptException;
  * <p>Each batch is sent in one transaction and committed before {@code relay} returns; the records
  * are confirmed only after the commit succeeded. A record the broker or producer refuses for what
  * it is (too large, invalid) aborts the transaction; it is reported failed, its unit is held back,
- * and the rest is sent again in a new transaction, at most {@link #MAX_ROUNDS} transactions per
- * batch. A fenced producer is closed and replaced once per batch, and only while the batch's claim
+ * and the rest is sent again in a new transaction, as often as records are refused and the batch's
+ * deadline allows: every aborted transaction reports one record failed, so a batch of <i>n</i>
+ * records takes at most <i>n</i> + 1 transactions (one more if its producer is replaced). A batch
+ * with many refused records costs one transaction each, but the healthy records of other units
+ * are still sent and confirmed, not charged an attempt. A fenced producer is closed and replaced once per batch, and only while the batch's claim
  * holds: the replacement fences the other node's producer in turn. So a partition that moves back
  * to a node which relayed it before costs that node one refused send and a new producer.
  *
@@ -37,9 +40,6 @@ import org.apache.kafka.common.errors.InterruptException;
  * per partition at a time); the map of producers is concurrent.
  */
 final class TransactionalSender implements KafkaRelay.BatchSender {
-
-  /** The most Kafka transactions one batch may take: each aborted one fails one record. */
-  static final int MAX_ROUNDS = 10;
 
   private static final System.Logger LOG = System.getLogger(TransactionalSender.class.getName());
 
@@ -72,11 +72,15 @@ final class TransactionalSender implements KafkaRelay.BatchSender {
       if (records.isEmpty()) {
         return;
       }
-      if (round > MAX_ROUNDS) {
-        throw new OutboxException("Outbox '" + settings.outbox() + "', partition " + partition
-            + ": " + MAX_ROUNDS + " Kafka transactions of one batch were aborted because a record"
-            + " was refused; the " + records.size() + " records left are retried with the next "
-            + "batch. Check the failed records' errors (too large for the topic?)");
+      // No fixed cap on rounds: records left unreported when relay returns or throws are charged
+      // an attempt (the Relay contract), so stopping after a few refused records would charge the
+      // healthy records of other units, and kill them with max-attempts=1. Every round that does
+      // not end the batch fails one record or replaces the producer once, and the deadline above
+      // bounds the time.
+      if (round > batch.records().size() + 2) {
+        throw new IllegalStateException("Outbox '" + settings.outbox() + "', partition "
+            + partition + ": " + (round - 1) + " Kafka transactions for a batch of "
+            + batch.records().size() + " records, each refusing or fencing none. Indicates a bug.");
       }
       Producer<String, byte[]> producer = producer(partition);
       TransactionRound.Result result;

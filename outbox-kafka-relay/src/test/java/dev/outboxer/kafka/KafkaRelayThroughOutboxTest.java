@@ -34,6 +34,7 @@ import jakarta.json.bind.Jsonb;
 import jakarta.json.bind.JsonbBuilder;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.record.internal.AbstractRecords;
@@ -53,8 +54,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * KafkaConsumer}. One broker and one container for the class; each test has its own outbox and
  * topic: {@code orders} (4 outbox partitions, 3 topic partitions), {@code stream} (the broker
  * outage; retries wait for the test's clock steps), {@code missing} (a topic the broker does
- * not have, auto-creation off, max-attempts=1) and {@code crowded} (the producer's default
- * max.request.size against many tiny headers).
+ * not have, auto-creation off, max-attempts=1), {@code crowded} (the producer's default
+ * max.request.size against many tiny headers) and {@code picky} (a topic whose max.message.bytes
+ * refuses larger records, max-attempts=1).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KafkaRelayThroughOutboxTest {
@@ -69,6 +71,8 @@ class KafkaRelayThroughOutboxTest {
   private static final String MISSING_TOPIC = "outboxer-missing";
   private static final String CROWDED = "crowded";
   private static final String CROWDED_TOPIC = "outboxer-crowded";
+  private static final String PICKY = "picky";
+  private static final String PICKY_TOPIC = "outboxer-picky";
   /** The producer's default max.request.size, which the crowded outbox keeps. */
   private static final long MAX_REQUEST_SIZE = 1_048_576;
   private static final int STREAM_KEYS = 8;
@@ -84,6 +88,8 @@ class KafkaRelayThroughOutboxTest {
     KAFKA.createTopic(ORDERS_TOPIC, 3, Map.of());
     KAFKA.createTopic(STREAM_TOPIC, 3, Map.of());
     KAFKA.createTopic(CROWDED_TOPIC, 1, Map.of());
+    // Records above 2 KiB are refused by the broker (RecordTooLargeException), not the producer.
+    KAFKA.createTopic(PICKY_TOPIC, 1, Map.of("max.message.bytes", "2048"));
     Map<String, String> config = new LinkedHashMap<>();
     outboxConfig(config, "orders", 4, ORDERS_TOPIC);
     outboxConfig(config, STREAM, 4, STREAM_TOPIC);
@@ -98,6 +104,9 @@ class KafkaRelayThroughOutboxTest {
     config.put("outbox.missing.max-attempts", "1");
     config.put("outbox.missing.relay-timeout", "4s"); // max.block.ms 1 s
     outboxConfig(config, CROWDED, 1, CROWDED_TOPIC);
+    outboxConfig(config, PICKY, 1, PICKY_TOPIC);
+    config.put("outbox.picky.max-attempts", "1");
+    config.put("outbox.picky.batch-size", "50");
     container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL)
         .config(config)
         .beans(OutboxMetricsProbe.class)
@@ -356,6 +365,37 @@ class KafkaRelayThroughOutboxTest {
     await().atMost(WAIT).until(() -> admin.counts(CROWDED).pending() == 0);
     assertThat(admin.counts(CROWDED).dead()).isZero();
     assertThat(metrics.count(OutboxMetrics.FAILED_ATTEMPTS, CROWDED)).isZero();
+  }
+
+  @Test
+  void healthyMessagesOfABatchWithTwelveRefusedRecordsAreDeliveredNotCharged()
+      throws Exception {
+    // One transaction, so one batch: 12 messages too large for the topic (each its own group, each
+    // refused alone, one aborted Kafka transaction each) among 6 small ones of other groups.
+    List<Long> tooLarge = new ArrayList<>();
+    List<Long> healthy = new ArrayList<>();
+    container.inTransaction(() -> {
+      for (int i = 0; i < 12; i++) {
+        tooLarge.add(outbox.publish(PICKY, new BulkyEvent("large-" + i, "x".repeat(4096), false)));
+        if (i % 2 == 1) {
+          healthy.add(outbox.publish(PICKY, new BulkyEvent("small-" + i, "fits", false)));
+        }
+      }
+    });
+
+    // max-attempts=1: a charged attempt kills a message. Only the refused ones may die.
+    await().atMost(WAIT).until(() -> admin.counts(PICKY).pending() == 0);
+    List<DeadMessage> dead = admin.dead(PICKY, 50);
+    assertThat(dead).extracting(DeadMessage::id).as("dead messages")
+        .containsExactlyInAnyOrderElementsOf(tooLarge);
+    assertThat(dead).allSatisfy(message -> assertThat(message.lastError())
+        .contains(RecordTooLargeException.class.getName()));
+    try (TopicTail tail = new TopicTail(KAFKA.bootstrapServers(), PICKY_TOPIC)) {
+      await().atMost(WAIT).until(() -> tail.poll() >= healthy.size());
+      await().atMost(WAIT).until(() -> tail.poll() >= 0 && tail.atEnd());
+      assertThat(tail.received()).extracting(Received::outboxId)
+          .containsExactlyElementsOf(healthy);
+    }
   }
 
   private void assertRefusedAtPublish(BulkyEvent event) {

@@ -121,18 +121,18 @@ public class OutboxAdminBean implements OutboxAdmin {
 
   @Override
   public int retryDead(String outbox, long... ids) {
-    configuration.require(outbox);
+    OutboxSettings settings = configuration.require(outbox);
     List<Long> list = ids == null || ids.length == 0 ? null : Arrays.stream(ids).distinct().boxed().toList();
     return revived(outbox, "", call(connection -> statements.revive(connection, outbox, list, null,
-        time.nowUtc())));
+        time.nowUtc(), settings.serializeWrites())));
   }
 
   @Override
   public int retryDeadGroup(String outbox, String groupKey) {
-    configuration.require(outbox);
+    OutboxSettings settings = configuration.require(outbox);
     Objects.requireNonNull(groupKey, "groupKey");
     return revived(outbox, " of group '" + groupKey + "'", call(connection -> statements.revive(connection, outbox,
-        null, groupKey, time.nowUtc())));
+        null, groupKey, time.nowUtc(), settings.serializeWrites())));
   }
 
   /** Logs the old and new ids (operators and consumers look for the old one) and wakes the workers. */

@@ -289,13 +289,32 @@ public class AdminStatements {
         || e.getErrorCode() == 50200;
   }
 
+  /**
+   * Removes the dead messages of one group. The ids are found by a plain (consistent, non-locking)
+   * read and each row is then deleted by its primary key, if it is still dead: a locking read or a
+   * {@code DELETE} by group would lock a range on MariaDB (under REPEATABLE READ every row it scans
+   * and the gaps between them, up to the end of the table), and hold up every publish until the
+   * admin transaction ends.
+   *
+   * @return how many were removed
+   */
   public int discardDead(Connection connection, String outbox, String groupKey) throws SQLException {
-    try (PreparedStatement statement = connection.prepareStatement("DELETE FROM outbox_message WHERE outbox = ?"
-        + " AND status = 'DEAD' AND group_key = ?")) {
-      statement.setString(1, outbox);
-      statement.setString(2, groupKey);
-      return statement.executeUpdate();
+    if (database.dialect().singleWriter()) {
+      // Write lock first: a read and then a write could fail to upgrade (SQLITE_BUSY) if a publisher wrote meanwhile.
+      takeWriteLock(connection, outbox, "discarded");
     }
+    List<Long> dead = new ArrayList<>(deadOf(connection, outbox, null, groupKey).keySet());
+    int removed = 0;
+    try (PreparedStatement statement = connection.prepareStatement("DELETE FROM outbox_message WHERE id = ?"
+        + " AND outbox = ? AND status = 'DEAD'")) {
+      for (long id : dead) {
+        statement.setLong(1, id);
+        statement.setString(2, outbox);
+        // 0 if a concurrent admin call revived or removed it meanwhile.
+        removed += statement.executeUpdate();
+      }
+    }
+    return removed;
   }
 
   /**
@@ -305,59 +324,101 @@ public class AdminStatements {
    * drops repeated ids (SQS FIFO), takes it for what it is, a message it has not seen. The old id
    * is gone. Its retry time is now and its attempts start again at zero.
    *
+   * <p>With {@code serializeWrites}, the write lock of each group concerned is taken first (in
+   * group-key order, so that two revives never deadlock over them), before any id is drawn, as a
+   * publish of the group does: a publish that drew its id but has not committed yet is waited for,
+   * so the group's ids still increase in commit order, and a worker never relays the revived
+   * message ahead of it.
+   *
+   * <p>No range is locked: the dead messages are found by a plain (consistent) read, and each is
+   * then updated by its primary key if it is still dead (a concurrent admin call may have revived or
+   * removed it meanwhile; it is then left out of the result). See {@link #discardDead}.
+   *
    * @param ids the ids to revive, or null for all (of the group, if given)
+   * @param serializeWrites whether the outbox is configured with {@code serialize-writes}
    * @return the revived messages as old id to new id, in the order of the old ids
    */
   public Map<Long, Long> revive(Connection connection, String outbox, List<Long> ids, String groupKey,
-      LocalDateTime now) throws SQLException {
+      LocalDateTime now, boolean serializeWrites) throws SQLException {
     if (ids != null && ids.isEmpty()) {
       return Map.of();
     }
-    boolean singleWriter = database.dialect().singleWriter();
-    if (singleWriter) {
+    Dialect dialect = database.dialect();
+    if (dialect.singleWriter()) {
+      // Also keeps every publisher out until the transaction ends: no group lock is needed.
       takeWriteLock(connection, outbox, "revived");
     }
-    List<Long> dead = new ArrayList<>();
-    // Slices in ascending id order lock the rows in id order, as one statement would.
-    for (List<Long> slice : ids == null ? java.util.Collections.<List<Long>>singletonList(null) : slices(ids)) {
-      StringBuilder select = new StringBuilder("SELECT id FROM outbox_message WHERE outbox = ? AND status = 'DEAD'");
-      if (slice != null) {
-        select.append(" AND id IN (").append(Sql.placeholders(slice.size())).append(')');
+    Map<Long, String> dead = new TreeMap<>();
+    if (ids == null) {
+      dead.putAll(deadOf(connection, outbox, null, groupKey));
+    } else {
+      for (List<Long> slice : slices(ids)) {
+        dead.putAll(deadOf(connection, outbox, slice, groupKey));
       }
-      if (groupKey != null) {
-        select.append(" AND group_key = ?");
-      }
-      select.append(singleWriter ? " ORDER BY id" : " ORDER BY id FOR UPDATE");
-      try (PreparedStatement statement = connection.prepareStatement(select.toString())) {
-        statement.setString(1, outbox);
-        int next = 2;
-        if (slice != null) {
-          next = Sql.setLongs(statement, next, slice);
-        }
-        if (groupKey != null) {
-          statement.setString(next, groupKey);
-        }
-        try (ResultSet rows = statement.executeQuery()) {
-          while (rows.next()) {
-            dead.add(rows.getLong(1));
-          }
-        }
+    }
+    if (dead.isEmpty()) {
+      return Map.of();
+    }
+    if (serializeWrites && !dialect.singleWriter()) {
+      TreeSet<String> groups = new TreeSet<>();
+      dead.values().stream().filter(java.util.Objects::nonNull).forEach(groups::add);
+      for (String group : groups) {
+        PublishStatements.lockGroup(connection, dialect, outbox, group, now);
       }
     }
     List<Long> newIds = nextMessageIds(connection, dead.size());
     Map<Long, Long> revived = new LinkedHashMap<>();
     try (PreparedStatement update = connection.prepareStatement("UPDATE outbox_message SET id = ?,"
-        + " status = 'PENDING', attempts = 0, next_attempt_at = ?, last_error = NULL WHERE id = ?")) {
-      for (int i = 0; i < dead.size(); i++) {
-        update.setLong(1, newIds.get(i));
+        + " status = 'PENDING', attempts = 0, next_attempt_at = ?, last_error = NULL WHERE id = ? AND outbox = ?"
+        + " AND status = 'DEAD'")) {
+      int next = 0;
+      for (long oldId : dead.keySet()) {
+        long newId = newIds.get(next++);
+        update.setLong(1, newId);
         Sql.setUtc(update, 2, now);
-        update.setLong(3, dead.get(i));
-        update.addBatch();
-        revived.put(dead.get(i), newIds.get(i));
+        update.setLong(3, oldId);
+        update.setString(4, outbox);
+        // One statement a row, for its count: 0 if a concurrent admin call revived or removed it meanwhile (its new id
+        // then stays unused, a gap like a rolled-back publish leaves).
+        if (update.executeUpdate() == 1) {
+          revived.put(oldId, newId);
+        }
       }
-      update.executeBatch();
     }
     return revived;
+  }
+
+  /**
+   * The dead messages of the outbox (of the ids given, of the group given) as id to group key, by a
+   * plain read: no row or range is locked.
+   */
+  private static Map<Long, String> deadOf(Connection connection, String outbox, List<Long> ids, String groupKey)
+      throws SQLException {
+    StringBuilder select = new StringBuilder("SELECT id, group_key FROM outbox_message WHERE outbox = ?"
+        + " AND status = 'DEAD'");
+    if (ids != null) {
+      select.append(" AND id IN (").append(Sql.placeholders(ids.size())).append(')');
+    }
+    if (groupKey != null) {
+      select.append(" AND group_key = ?");
+    }
+    Map<Long, String> dead = new TreeMap<>();
+    try (PreparedStatement statement = connection.prepareStatement(select.toString())) {
+      statement.setString(1, outbox);
+      int next = 2;
+      if (ids != null) {
+        next = Sql.setLongs(statement, next, ids);
+      }
+      if (groupKey != null) {
+        statement.setString(next, groupKey);
+      }
+      try (ResultSet rows = statement.executeQuery()) {
+        while (rows.next()) {
+          dead.put(rows.getLong(1), rows.getString(2));
+        }
+      }
+    }
+    return dead;
   }
 
   /** Takes ids from the message sequence, ascending. */

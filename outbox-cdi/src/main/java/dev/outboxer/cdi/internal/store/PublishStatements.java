@@ -107,6 +107,25 @@ public class PublishStatements {
   }
 
   /**
+   * Takes the serialize-writes lock of one group, held until the caller's transaction ends: the
+   * lock a publish of the group takes before it draws its id (PostgreSQL: the advisory lock of
+   * {@link GroupHash#lockKey}; MariaDB and H2: the group's row in {@code outbox_group_lock}). An
+   * admin operation that draws new ids for messages of the group takes it too. Not for SQLite,
+   * whose single writer already serialises everything.
+   */
+  static void lockGroup(Connection connection, Dialect dialect, String outbox, String groupKey, LocalDateTime now)
+      throws SQLException {
+    if (dialect.advisoryLocks()) {
+      try (PreparedStatement statement = connection.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
+        statement.setLong(1, GroupHash.lockKey(outbox, groupKey));
+        statement.executeQuery().close();
+      }
+    } else {
+      lockGroupRow(connection, dialect, outbox, groupKey, now);
+    }
+  }
+
+  /**
    * The lock row of one group key, taken exclusively (inserted on first use). Exact keys, no shared
    * slots: unrelated groups never wait for each other.
    */

@@ -12,7 +12,7 @@ import dev.outboxer.cdi.internal.work.PartitionActivity;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
-import dev.outboxer.cdi.internal.jdbc.Jdbc;
+import dev.outboxer.cdi.internal.jdbc.Sql;
 import dev.outboxer.cdi.internal.jdbc.SqlWork;
 import dev.outboxer.cdi.internal.store.AdminStatements;
 import dev.outboxer.cdi.internal.store.RulesStore;
@@ -22,22 +22,30 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
-import jakarta.transaction.Transactional;
-import java.sql.SQLException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 
-/** The {@link OutboxAdmin} bean. Changes are logged at INFO with what was changed. */
+/**
+ * The {@link OutboxAdmin} bean. Changes are logged at INFO with what was changed.
+ *
+ * <p>Each call's database work runs through {@link AdminTransaction}: in the caller's transaction if
+ * one is active, in a new one otherwise. A change in a transaction of its own that the database
+ * rolls back to break a deadlock (PostgreSQL 40P01, MariaDB 1213) is run again, in a new
+ * transaction, up to {@value #DEADLOCK_ATTEMPTS} times in all; nothing of a rolled-back attempt is
+ * kept. In the caller's transaction it cannot be: the database rolled back the caller's work too,
+ * and the exception says so.
+ */
 @ApplicationScoped
-@Transactional
 public class OutboxAdminBean implements OutboxAdmin {
 
   private static final Logger LOG = Logger.getLogger(OutboxAdminBean.class.getName());
+  static final int DEADLOCK_ATTEMPTS = 4;
 
   @Inject OutboxConfiguration configuration;
-  @Inject Jdbc jdbc;
+  @Inject AdminTransaction transaction;
   @Inject AdminStatements statements;
   @Inject RulesStore rules;
   @Inject Transactions transactions;
@@ -46,7 +54,6 @@ public class OutboxAdminBean implements OutboxAdmin {
   @Inject OutboxRuntime runtime;
 
   @Override
-  @Transactional(Transactional.TxType.SUPPORTS)
   public List<String> outboxes() {
     return configuration.outboxes().keySet().stream().sorted().toList();
   }
@@ -58,13 +65,11 @@ public class OutboxAdminBean implements OutboxAdmin {
   }
 
   @Override
-  @Transactional(Transactional.TxType.SUPPORTS)
   public boolean started() {
     return runtime.ready();
   }
 
   @Override
-  @Transactional(Transactional.TxType.SUPPORTS)
   public List<WorkerStatus> workers() {
     return workers.activities().stream()
         .sorted(java.util.Comparator.comparing(PartitionActivity::outbox).thenComparingInt(PartitionActivity::partition))
@@ -100,49 +105,49 @@ public class OutboxAdminBean implements OutboxAdmin {
     OutboxSettings settings = configuration.require(outbox);
     Objects.requireNonNull(ids, "ids");
     List<Long> list = Arrays.stream(ids).distinct().boxed().toList();
-    int removed = call(connection -> statements.discard(connection, outbox, list, settings.transactionTimeout()));
-    if (removed > 0) {
-      LOG.info("Outbox '" + outbox + "': discarded " + removed + " message(s) of " + list);
-      wakeAfterCommit(outbox);
-    }
-    return removed;
+    return change(outbox, connection -> statements.discard(connection, outbox, list, settings.transactionTimeout()),
+        removed -> {
+          if (removed > 0) {
+            LOG.info("Outbox '" + outbox + "': discarded " + removed + " message(s) of " + list);
+            wakeAfterCommit(outbox);
+          }
+        });
   }
 
   @Override
   public int discardDeadGroup(String outbox, String groupKey) {
     configuration.require(outbox);
     Objects.requireNonNull(groupKey, "groupKey");
-    int removed = call(connection -> statements.discardDead(connection, outbox, groupKey));
-    if (removed > 0) {
-      LOG.info("Outbox '" + outbox + "': discarded " + removed + " dead message(s) of group '" + groupKey + "'");
-    }
-    return removed;
+    return change(outbox, connection -> statements.discardDead(connection, outbox, groupKey), removed -> {
+      if (removed > 0) {
+        LOG.info("Outbox '" + outbox + "': discarded " + removed + " dead message(s) of group '" + groupKey + "'");
+      }
+    });
   }
 
   @Override
   public int retryDead(String outbox, long... ids) {
     OutboxSettings settings = configuration.require(outbox);
     List<Long> list = ids == null || ids.length == 0 ? null : Arrays.stream(ids).distinct().boxed().toList();
-    return revived(outbox, "", call(connection -> statements.revive(connection, outbox, list, null,
-        time.nowUtc(), settings.serializeWrites())));
+    return change(outbox, connection -> statements.revive(connection, outbox, list, null, time.nowUtc(),
+        settings.serializeWrites()), revived -> revived(outbox, "", revived)).size();
   }
 
   @Override
   public int retryDeadGroup(String outbox, String groupKey) {
     OutboxSettings settings = configuration.require(outbox);
     Objects.requireNonNull(groupKey, "groupKey");
-    return revived(outbox, " of group '" + groupKey + "'", call(connection -> statements.revive(connection, outbox,
-        null, groupKey, time.nowUtc(), settings.serializeWrites())));
+    return change(outbox, connection -> statements.revive(connection, outbox, null, groupKey, time.nowUtc(),
+        settings.serializeWrites()), revived -> revived(outbox, " of group '" + groupKey + "'", revived)).size();
   }
 
   /** Logs the old and new ids (operators and consumers look for the old one) and wakes the workers. */
-  private int revived(String outbox, String which, java.util.Map<Long, Long> oldToNewIds) {
+  private void revived(String outbox, String which, java.util.Map<Long, Long> oldToNewIds) {
     if (!oldToNewIds.isEmpty()) {
       LOG.info("Outbox '" + outbox + "': revived " + oldToNewIds.size() + " dead message(s)" + which
           + " as new messages (old id=new id): " + abbreviated(oldToNewIds));
       wakeAfterCommit(outbox);
     }
-    return oldToNewIds.size();
   }
 
   private static String abbreviated(java.util.Map<Long, Long> ids) {
@@ -176,10 +181,53 @@ public class OutboxAdminBean implements OutboxAdmin {
   }
 
   private <T> T call(SqlWork<T> work) {
+    return transaction.call(work, result -> {});
+  }
+
+  /**
+   * A change, then {@code inTransaction} with its result inside the same transaction. In a
+   * transaction of its own, a deadlock the database broke by rolling it back is retried in a new
+   * one (the work reads everything again: nothing of the rolled-back attempt is kept).
+   */
+  private <T> T change(String outbox, SqlWork<T> work, Consumer<T> inTransaction) {
+    if (transactions.isActive()) {
+      try {
+        return transaction.call(work, inTransaction);
+      } catch (RuntimeException e) {
+        if (Sql.isDeadlock(e)) {
+          throw new OutboxException("Outbox '" + outbox + "': the database broke a deadlock by rolling back the"
+              + " caller's transaction during an admin operation (" + e.getMessage() + "). Nothing of the"
+              + " transaction is committed: run it again.", e);
+        }
+        throw e;
+      }
+    }
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return transaction.call(work, inTransaction);
+      } catch (RuntimeException e) {
+        if (!Sql.isDeadlock(e)) {
+          throw e;
+        }
+        if (attempt == DEADLOCK_ATTEMPTS) {
+          throw new OutboxException("Outbox '" + outbox + "': the database broke a deadlock by rolling back the admin"
+              + " operation " + attempt + " times in a row (" + e.getMessage() + "). Nothing was changed: try again.",
+              e);
+        }
+        LOG.info("Outbox '" + outbox + "': the database broke a deadlock by rolling back an admin operation; nothing of"
+            + " it was committed and it is run again (attempt " + (attempt + 1) + " of " + DEADLOCK_ATTEMPTS + ")");
+        pause(10L * attempt);
+      }
+    }
+  }
+
+  private static void pause(long millis) {
     try {
-      return jdbc.call(work);
-    } catch (SQLException e) {
-      throw new OutboxException("Outboxer's admin operation failed in the database: " + e.getMessage(), e);
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new OutboxException("Interrupted while waiting to run an admin operation again after a deadlock;"
+          + " nothing was changed", e);
     }
   }
 

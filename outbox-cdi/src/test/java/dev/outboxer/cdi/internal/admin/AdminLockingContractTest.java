@@ -6,6 +6,7 @@ import dev.outboxer.Outbox;
 import dev.outboxer.OutboxAdmin;
 import dev.outboxer.cdi.internal.Eventually;
 import dev.outboxer.cdi.internal.Keyed;
+import dev.outboxer.cdi.internal.LogCapture;
 import dev.outboxer.cdi.internal.Rows;
 import dev.outboxer.cdi.internal.ScriptedRelay;
 import dev.outboxer.cdi.internal.store.GroupHash;
@@ -26,10 +27,12 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.logging.Level;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -58,6 +61,8 @@ abstract class AdminLockingContractTest {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final String OUTBOX = "serial";
+  /** Rows the other side of the deadlock inserts first, so that MariaDB rolls back the admin call. */
+  private static final int BALLAST = 200;
 
   private OutboxTestContainer container;
   private Outbox outbox;
@@ -216,6 +221,54 @@ abstract class AdminLockingContractTest {
         + millis + "ms in all").isNull();
     softly.assertThat(changed).as("messages " + call + " changed").isEqualTo(expected);
     softly.assertAll();
+  }
+
+  // ---- an admin call the database rolls back to break a deadlock is run again ----
+
+  @Test
+  void a_revive_the_database_rolls_back_to_break_a_deadlock_is_run_again_and_goes_through() throws Exception {
+    publishDead("g1", "g2");
+    // The tests' logging configuration passes WARNING and worse only; the retry is said at INFO.
+    java.util.logging.Logger adminLog = java.util.logging.Logger.getLogger(OutboxAdminBean.class.getName());
+    adminLog.setLevel(Level.INFO);
+    try (LogCapture logs = LogCapture.start(); Connection other = database().connect()) {
+      other.setAutoCommit(false);
+      // The other side of the cycle: holds g2's lock (and, for MariaDB's choice of victim, many changed rows)...
+      ballast(other);
+      lockGroup(other, OUTBOX, "g2");
+      // ...while the revive takes g1's lock and waits for g2's...
+      CompletableFuture<Integer> revive = CompletableFuture.supplyAsync(() -> admin.retryDead(OUTBOX), threads);
+      awaitLockWait("the revive waits for group g2's lock");
+      // ...then it asks for g1's: the database breaks the deadlock by rolling back the revive, and this goes on.
+      lockGroup(other, OUTBOX, "g1");
+      other.commit();
+
+      int revived;
+      try {
+        revived = revive.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      } catch (ExecutionException e) {
+        throw new AssertionError("the revive, rolled back to break a deadlock, failed instead of running again: "
+            + e.getCause(), e.getCause());
+      }
+      assertThat(revived).as("messages revived").isEqualTo(2);
+      assertThat(logs.messages(Level.INFO)).as("the deadlock happened and the revive was run again; " + logs.dump())
+          .anyMatch(line -> line.contains("the database broke a deadlock by rolling back an admin operation;"
+              + " nothing of it was committed and it is run again"));
+    } finally {
+      adminLog.setLevel(null);
+    }
+    Eventually.until(WAIT, "both revived messages are relayed", () -> Rows.messages(database(), OUTBOX) == 0,
+        () -> Rows.messages(database(), OUTBOX) + " rows left");
+  }
+
+  private static void ballast(Connection connection) throws SQLException {
+    StringBuilder sql = new StringBuilder("INSERT INTO test_order (id, description) VALUES ");
+    for (int i = 0; i < BALLAST; i++) {
+      sql.append(i == 0 ? "" : ", ").append("(").append(1000 + i).append(", 'ballast')");
+    }
+    try (PreparedStatement insert = connection.prepareStatement(sql.toString())) {
+      insert.executeUpdate();
+    }
   }
 
   /** The lock key a publisher of the group takes on PostgreSQL. */

@@ -15,7 +15,20 @@ import java.util.List;
  * #discard} and {@link #discardAll} wait for that (at most the outbox's {@code
  * transaction-timeout}) before they remove anything, so a discarded message is never relayed
  * afterwards, and their results say truthfully what happened. Dead messages are never part of a
- * batch, so {@link #retryDead} and the other dead-letter operations do not wait.
+ * batch, so {@link #retryDead} and the other dead-letter operations do not wait for batches.
+ *
+ * <h2>Admin operations and publishers</h2>
+ * With {@code serialize-writes}, {@link #retryDead} and {@link #retryDeadGroup} take the write lock
+ * of every group they revive before they draw the new ids, as {@code publish} does: they wait for
+ * a transaction that published to one of those groups and has not ended, so a revived message
+ * comes after it in id, commit and relay order. Otherwise no admin operation holds up a publish:
+ * while an admin transaction is open, publishers of other groups go on (no range of the message
+ * table is locked, also on MariaDB).
+ *
+ * <p>A change that runs in a transaction of its own and that the database rolls back to break a
+ * deadlock is run again, in a new transaction (up to four attempts in all). In the caller's
+ * transaction it cannot be: the {@link OutboxException} then says the transaction was rolled back
+ * and is to be run again.
  */
 public interface OutboxAdmin {
 

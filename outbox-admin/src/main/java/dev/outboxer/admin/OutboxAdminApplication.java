@@ -13,7 +13,9 @@ import java.util.Set;
  * <p>It names its classes, so it does not take in the application's own resources. An application
  * whose own {@code Application} lists no classes takes in every resource of the WAR, these
  * included: they then answer under the application's path too, with the same checks, because the
- * checks are made by the resources themselves, not by a filter that might not be registered.
+ * checks are made by the resources themselves, not by a filter that might not be registered. The
+ * exception mappers that give the server's own refusals a JSON body are registered here only, so
+ * such an application keeps its own error answers.
  */
 @ApplicationPath(OutboxAdminApplication.PATH)
 public class OutboxAdminApplication extends Application {
@@ -23,6 +25,7 @@ public class OutboxAdminApplication extends Application {
 
   @Override
   public Set<Class<?>> getClasses() {
-    return Set.of(OutboxAdminResource.class, OutboxConsoleResource.class);
+    return Set.of(OutboxAdminResource.class, OutboxConsoleResource.class, AdminProblemMapper.class,
+        AdminFailureMapper.class);
   }
 }

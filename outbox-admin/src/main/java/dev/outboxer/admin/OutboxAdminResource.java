@@ -5,7 +5,6 @@ import dev.outboxer.OutboxException;
 import dev.outboxer.UnknownOutboxException;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
@@ -20,15 +19,20 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
+import jakarta.ws.rs.core.UriInfo;
+import java.io.InputStream;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
- * The JSON API, under {@code api/}. Every method first passes {@link AdminGuard}; a change is then
- * logged on {@code dev.outboxer.admin.audit} at INFO with the caller, the outbox, what was asked and
- * how many messages it changed.
+ * The JSON API, under {@code api/}. Every method first passes {@link AdminGuard}, before it reads
+ * anything the request gives; then {@link AdminInput} reads path ids, paging parameters and the
+ * bulk body strictly (a value that is not exactly what is asked for is refused with 400, 413 or 415
+ * naming it, never coerced). A change is then logged on {@code dev.outboxer.admin.audit} at INFO
+ * with the caller, the outbox, what was asked (a long id list by its count and first ids) and how
+ * many messages it changed.
  */
 @Path("api")
 @RequestScoped
@@ -41,6 +45,7 @@ public class OutboxAdminResource {
   @Inject AdminSettings settings;
   @Context SecurityContext security;
   @Context HttpHeaders headers;
+  @Context UriInfo uri;
 
   /** @return every configured outbox with its counts and lag */
   @GET
@@ -72,9 +77,10 @@ public class OutboxAdminResource {
   @GET
   @Path("outboxes/{outbox}/blocked-groups")
   public List<BlockedGroupView> blockedGroups(@PathParam("outbox") String outbox,
-      @QueryParam("limit") @DefaultValue("100") int limit) {
+      @QueryParam("limit") @DefaultValue("100") String limitParameter) {
     read();
-    checkLimit(limit);
+    AdminInput.once(uri, "limit");
+    int limit = AdminInput.limit(limitParameter);
     requireKnown(outbox);
     return answer(() -> admin.blockedGroups(outbox, limit).stream().map(BlockedGroupView::of).toList());
   }
@@ -83,21 +89,25 @@ public class OutboxAdminResource {
   @GET
   @Path("outboxes/{outbox}/dead")
   public DeadPage dead(@PathParam("outbox") String outbox, @QueryParam("group") String group,
-      @QueryParam("after") @DefaultValue("0") long after,
-      @QueryParam("limit") @DefaultValue("" + AdminKeys.DEFAULT_PAGE_SIZE) int limit) {
+      @QueryParam("after") @DefaultValue("0") String afterParameter,
+      @QueryParam("limit") @DefaultValue("" + AdminKeys.DEFAULT_PAGE_SIZE) String limitParameter) {
     read();
-    checkLimit(limit);
+    AdminInput.once(uri, "group", "after", "limit");
+    long after = AdminInput.after(afterParameter);
+    int limit = AdminInput.limit(limitParameter);
+    String groupKey = group == null || group.isEmpty() ? null : AdminInput.groupKey(group);
     requireKnown(outbox);
-    List<DeadMessageView> page = answer(() -> admin.dead(outbox, group == null || group.isEmpty() ? null : group,
-        after, limit).stream().map(DeadMessageView::of).toList());
+    List<DeadMessageView> page = answer(() -> admin.dead(outbox, groupKey, after, limit).stream()
+        .map(DeadMessageView::of).toList());
     return new DeadPage(page, page.size() < limit ? null : page.get(page.size() - 1).id());
   }
 
   /** Retries one dead message (it is relayed again under a new id); 404 if it is not a dead message. */
   @POST
   @Path("outboxes/{outbox}/messages/{id}/retry")
-  public ChangeResult retryOne(@PathParam("outbox") String outbox, @PathParam("id") long id) {
+  public ChangeResult retryOne(@PathParam("outbox") String outbox, @PathParam("id") String idSegment) {
     String caller = change();
+    long id = AdminInput.messageId(idSegment);
     return audited(caller, outbox, "retry", "dead message " + id, () -> notFoundIfNone(id,
         admin.retryDead(outbox, id)));
   }
@@ -105,36 +115,52 @@ public class OutboxAdminResource {
   /** Discards one pending or dead message for good; 404 if there is no such message. */
   @DELETE
   @Path("outboxes/{outbox}/messages/{id}")
-  public ChangeResult discardOne(@PathParam("outbox") String outbox, @PathParam("id") long id) {
+  public ChangeResult discardOne(@PathParam("outbox") String outbox, @PathParam("id") String idSegment) {
     String caller = change();
+    long id = AdminInput.messageId(idSegment);
     return audited(caller, outbox, "discard", "message " + id, () -> notFoundIfNone(id,
         admin.discard(outbox, id) ? 1 : 0));
   }
 
-  /** Retries the dead messages of a list of ids, or every dead message of a group. */
+  /**
+   * Retries the dead messages of a list of ids, or every dead message of a group. The body is
+   * taken as bytes (no {@code @Consumes}, no JSON-B) so that the caller is checked before it is
+   * read, and so that it is read strictly by {@link AdminInput#selection}.
+   */
   @POST
   @Path("outboxes/{outbox}/retry")
-  @Consumes(MediaType.APPLICATION_JSON)
-  public ChangeResult retry(@PathParam("outbox") String outbox, Selection selection) {
+  public ChangeResult retry(@PathParam("outbox") String outbox, InputStream body) {
     String caller = change();
-    return byGroup(selection)
-        ? audited(caller, outbox, "retry", "dead messages of group '" + selection.group + "'",
+    Selection selection = AdminInput.selection(headers, body);
+    return selection.group != null
+        ? audited(caller, outbox, "retry", "dead messages of group '" + Problem.printable(selection.group) + "'",
             () -> admin.retryDeadGroup(outbox, selection.group))
-        : audited(caller, outbox, "retry", "dead messages " + selection.ids,
+        : audited(caller, outbox, "retry", describe("dead messages", selection.ids),
             () -> admin.retryDead(outbox, ids(selection)));
   }
 
-  /** Discards a list of pending or dead messages, or every dead message of a group. */
+  /** Discards a list of pending or dead messages, or every dead message of a group; the body as for retry. */
   @POST
   @Path("outboxes/{outbox}/discard")
-  @Consumes(MediaType.APPLICATION_JSON)
-  public ChangeResult discard(@PathParam("outbox") String outbox, Selection selection) {
+  public ChangeResult discard(@PathParam("outbox") String outbox, InputStream body) {
     String caller = change();
-    return byGroup(selection)
-        ? audited(caller, outbox, "discard", "dead messages of group '" + selection.group + "'",
+    Selection selection = AdminInput.selection(headers, body);
+    return selection.group != null
+        ? audited(caller, outbox, "discard", "dead messages of group '" + Problem.printable(selection.group) + "'",
             () -> admin.discardDeadGroup(outbox, selection.group))
-        : audited(caller, outbox, "discard", "messages " + selection.ids,
+        : audited(caller, outbox, "discard", describe("messages", selection.ids),
             () -> admin.discardAll(outbox, ids(selection)));
+  }
+
+  /** Up to 10 ids as they are; more by their count and the first 10, so that one call makes one short audit line. */
+  static String describe(String what, List<Long> ids) {
+    int shown = 10;
+    if (ids.size() <= shown) {
+      return what + " " + ids;
+    }
+    String first = ids.subList(0, shown).toString();
+    return ids.size() + " " + what + " " + first.substring(0, first.length() - 1) + ", ... " + (ids.size() - shown)
+        + " more]";
   }
 
   private void read() {
@@ -151,12 +177,12 @@ public class OutboxAdminResource {
       requireKnown(outbox);
       changed = answer(work);
     } catch (WebApplicationException refused) {
-      AUDIT.info(() -> "outbox-admin: " + caller + " asked to " + action + " " + what + " of outbox '" + outbox
-          + "': refused (" + refused.getResponse().getStatus() + ")");
+      AUDIT.info(() -> "outbox-admin: " + caller + " asked to " + action + " " + what + " of outbox '"
+          + Problem.printable(outbox) + "': refused (" + refused.getResponse().getStatus() + ")");
       throw refused;
     }
-    AUDIT.info(() -> "outbox-admin: " + caller + " asked to " + action + " " + what + " of outbox '" + outbox + "': "
-        + changed + " message(s) changed");
+    AUDIT.info(() -> "outbox-admin: " + caller + " asked to " + action + " " + what + " of outbox '"
+        + Problem.printable(outbox) + "': " + changed + " message(s) changed");
     return new ChangeResult(action, changed);
   }
 
@@ -177,7 +203,8 @@ public class OutboxAdminResource {
   private void requireKnown(String outbox) {
     List<String> known = admin.outboxes();
     if (!known.contains(outbox)) {
-      throw problem(Response.Status.NOT_FOUND, "No outbox named '" + outbox + "' is configured: set outbox." + outbox
+      String name = Problem.printable(outbox);
+      throw problem(Response.Status.NOT_FOUND, "No outbox named '" + name + "' is configured: set outbox." + name
           + ".relay to create it. Configured outboxes: " + new TreeSet<>(known));
     }
   }
@@ -195,33 +222,11 @@ public class OutboxAdminResource {
     }
   }
 
-  private static void checkLimit(int limit) {
-    if (limit < 1 || limit > AdminKeys.MAX_PAGE_SIZE) {
-      throw problem(Response.Status.BAD_REQUEST, "limit=" + limit + " is out of range: ask for 1 to "
-          + AdminKeys.MAX_PAGE_SIZE);
-    }
-  }
-
-  /** @return whether the selection names a group (else it lists ids); refuses one that is neither or both */
-  private static boolean byGroup(Selection selection) {
-    boolean hasIds = selection != null && selection.ids != null && !selection.ids.isEmpty();
-    boolean hasGroup = selection != null && selection.group != null && !selection.group.isEmpty();
-    if (hasIds == hasGroup) {
-      throw problem(Response.Status.BAD_REQUEST, "Send either {\"ids\": [...]} with at least one id or"
-          + " {\"group\": \"...\"}, not both and not neither");
-    }
-    if (hasIds && selection.ids.contains(null)) {
-      throw problem(Response.Status.BAD_REQUEST, "ids must be numbers, not null");
-    }
-    return hasGroup;
-  }
-
   private static long[] ids(Selection selection) {
     return selection.ids.stream().mapToLong(Long::longValue).toArray();
   }
 
   private static WebApplicationException problem(Response.Status status, String error) {
-    return new WebApplicationException(Response.status(status).type(MediaType.APPLICATION_JSON_TYPE)
-        .entity(new Problem(status.getStatusCode(), error)).build());
+    return Problem.refusal(status, error);
   }
 }

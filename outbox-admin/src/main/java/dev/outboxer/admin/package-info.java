@@ -16,6 +16,12 @@
  * also need the header {@code X-Outbox-Admin: 1}, which a cross-site form or link cannot send. Each
  * change is logged at INFO on the logger {@code dev.outboxer.admin.audit}, naming the caller.
  *
+ * <p>Input is read strictly, after the caller is checked: a path id, paging parameter or bulk body
+ * that is not exactly what is asked for is refused (400, 413, 415) and never coerced into another
+ * message id or group key. Every refusal, the server's own 404 and 405 included, and an unexpected
+ * failure (500, with an incident id and no internals) is answered as a {@link
+ * dev.outboxer.admin.Problem} in JSON.
+ *
  * <p>The JSON types in this package ({@link dev.outboxer.admin.OutboxView} and the like) are the
  * shapes of the API's answers; the Java classes are public for JSON-B only.
  */

@@ -24,8 +24,11 @@ final class AdminServer implements AutoCloseable {
   private final HttpClient client = HttpClient.newHttpClient();
 
   AdminServer(OutboxTestContainer container) {
-    OutboxAdmin admin = container.select(OutboxAdmin.class);
-    AdminSettings settings = container.select(AdminSettings.class);
+    this(container.select(OutboxAdmin.class), container.select(AdminSettings.class));
+  }
+
+  /** The application on a given OutboxAdmin: a test double that fails as a test needs. */
+  AdminServer(OutboxAdmin admin, AdminSettings settings) {
     ResourceConfig application = ResourceConfig.forApplication(new OutboxAdminApplication())
         .register(BasicAuthentication.class)
         .register(new AbstractBinder() {

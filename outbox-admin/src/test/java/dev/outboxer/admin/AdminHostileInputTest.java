@@ -436,6 +436,28 @@ class AdminHostileInputTest {
     }
   }
 
+  @Test
+  void control_characters_of_a_group_key_or_an_outbox_name_cannot_forge_audit_lines() throws Exception {
+    String forged = "g\noutbox-admin: mallory asked to discard nothing";
+    publishDead(forged);
+
+    try (LogCapture audit = LogCapture.of("dev.outboxer.admin.audit")) {
+      HttpResponse<String> group = change("discard", "{\"group\":\"g\\noutbox-admin: mallory asked to discard"
+          + " nothing\"}");
+      HttpResponse<String> outboxName = server.send(withCsrf(call("DELETE",
+          "api/outboxes/x%0Aoutbox-admin:%20mallory/messages/1", null, "operator")));
+
+      assertThat(group.statusCode()).as(group.body()).isEqualTo(200);
+      assertThat(json(group).getInt("changed")).isEqualTo(1);
+      assertThat(outboxName.statusCode()).isEqualTo(404);
+      assertThat(audit.messages(Level.INFO)).containsExactly(
+          "outbox-admin: operator asked to discard dead messages of group 'g\\u000Aoutbox-admin: mallory asked to"
+              + " discard nothing' of outbox 'orders': 1 message(s) changed",
+          "outbox-admin: operator asked to discard message 1 of outbox 'x\\u000Aoutbox-admin: mallory': refused"
+              + " (404)");
+    }
+  }
+
   // ---- helpers ----
 
   private HttpResponse<String> change(String action, String body) {

@@ -1,5 +1,6 @@
 package dev.outboxer.cdi.internal.admin;
 
+import dev.outboxer.cdi.internal.LogText;
 import dev.outboxer.BlockedGroup;
 import dev.outboxer.DeadMessage;
 import dev.outboxer.OutboxAdmin;
@@ -120,7 +121,7 @@ public class OutboxAdminBean implements OutboxAdmin {
     Objects.requireNonNull(groupKey, "groupKey");
     return change(outbox, connection -> statements.discardDead(connection, outbox, groupKey), removed -> {
       if (removed > 0) {
-        LOG.info("Outbox '" + outbox + "': discarded " + removed + " dead message(s) of group '" + groupKey + "'");
+        LOG.info("Outbox '" + outbox + "': discarded " + removed + " dead message(s) of group '" + LogText.escaped(groupKey) + "'");
       }
     });
   }
@@ -138,7 +139,7 @@ public class OutboxAdminBean implements OutboxAdmin {
     OutboxSettings settings = configuration.require(outbox);
     Objects.requireNonNull(groupKey, "groupKey");
     return change(outbox, connection -> statements.revive(connection, outbox, null, groupKey, time.nowUtc(),
-        settings.serializeWrites()), revived -> revived(outbox, " of group '" + groupKey + "'", revived)).size();
+        settings.serializeWrites()), revived -> revived(outbox, " of group '" + LogText.escaped(groupKey) + "'", revived)).size();
   }
 
   /** Logs the old and new ids (operators and consumers look for the old one) and wakes the workers. */

@@ -1,5 +1,6 @@
 package dev.outboxer.cdi.internal.publish;
 
+import dev.outboxer.cdi.internal.LogText;
 import dev.outboxer.InvalidOutboxMessageException;
 import dev.outboxer.Outbox;
 import dev.outboxer.OutboxConfigurationException;
@@ -191,7 +192,7 @@ public class OutboxPublisher implements Outbox {
   private static OutboxException writeFailed(String outbox, String groupKey, SQLException e) {
     if (Sql.isDeadlock(e)) {
       return new OutboxException("Outbox '" + outbox + "': the database broke a deadlock by rolling back this"
-          + " transaction while it wrote a message" + (groupKey == null ? "" : " of group '" + groupKey + "'")
+          + " transaction while it wrote a message" + (groupKey == null ? "" : " of group '" + LogText.escaped(groupKey) + "'")
           + " (" + e.getMessage() + "). Nothing of the transaction is committed: run it again.", e);
     }
     return new OutboxException("Outbox '" + outbox + "': the database refused the message row (" + e.getMessage()

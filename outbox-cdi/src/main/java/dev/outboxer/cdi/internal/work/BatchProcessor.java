@@ -1,5 +1,6 @@
 package dev.outboxer.cdi.internal.work;
 
+import dev.outboxer.cdi.internal.LogText;
 import dev.outboxer.Ordering;
 import dev.outboxer.cdi.internal.cdi.NodeIdentity;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
@@ -403,7 +404,7 @@ public class BatchProcessor {
       if (failure.nextAttemptAt() == null) {
         String group = failed.get(i).record().groupKey();
         LOG.warning("Outbox '" + settings.name() + "', partition " + partition + ": message " + failure.id()
-            + (group == null ? " (no group)" : " of group '" + group + "'") + " is dead after " + failure.attempts() + " failed attempt(s) (" + settings.key("max-attempts") + "="
+            + (group == null ? " (no group)" : " of group '" + LogText.escaped(group) + "'") + " is dead after " + failure.attempts() + " failed attempt(s) (" + settings.key("max-attempts") + "="
             + settings.maxAttempts() + "); its group moves on. Last error: " + failure.error()
             + ". Revive it with OutboxAdmin.retryDead or remove it with OutboxAdmin.discard.");
       }

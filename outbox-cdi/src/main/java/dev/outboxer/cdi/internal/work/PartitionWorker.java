@@ -1,5 +1,6 @@
 package dev.outboxer.cdi.internal.work;
 
+import dev.outboxer.cdi.internal.LogText;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
 import dev.outboxer.cdi.internal.config.Durations;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
@@ -167,7 +168,7 @@ final class PartitionWorker {
     LOG.warning("Outbox '" + settings.name() + "', partition " + partition + ": " + blocking.size() + " message(s)"
         + " wait for a retry and hold back the rest of their group" + (settings.ordering() == dev.outboxer.Ordering.TOTAL
         ? " (total ordering: the whole outbox)" : "") + ", for example message " + first.id()
-        + (first.groupKey() == null ? "" : " of group '" + first.groupKey() + "'") + ", next attempt at "
+        + (first.groupKey() == null ? "" : " of group '" + LogText.escaped(first.groupKey()) + "'") + ", next attempt at "
         + first.nextAttemptAt() + "Z. OutboxAdmin.blockedGroups(\"" + settings.name() + "\", n) lists them with their"
         + " last error. (Said at most once a minute per partition.)");
   }

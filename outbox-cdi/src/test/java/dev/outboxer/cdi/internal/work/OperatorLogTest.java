@@ -80,6 +80,23 @@ class OperatorLogTest {
   }
 
   @Test
+  void a_group_key_with_a_line_break_is_logged_escaped_so_it_cannot_forge_a_log_line() throws Exception {
+    String forged = "customer-9\nOutbox 'orders', partition 0: everything is fine\r\u0007";
+    try (LogCapture log = LogCapture.start(); OutboxTestContainer container = outbox("1").start()) {
+      RecordingRelay relay = container.select(RecordingRelay.class);
+      relay.failGroup(forged);
+      long id = container.inTransaction(() -> container.select(Outbox.class).publish("orders", new Keyed(forged, 1)));
+
+      Eventually.until(Duration.ofSeconds(30), "a WARNING that message " + id + " is dead",
+          () -> !deaths(log).isEmpty(), log::dump);
+      assertThat(deaths(log)).as(log.dump()).singleElement().satisfies(record -> assertThat(formatted(record))
+          .contains("message " + id + " of group 'customer-9\\u000AOutbox 'orders', partition 0: everything is"
+              + " fine\\u000D\\u0007' is dead after 1 failed attempt(s)")
+          .doesNotContain("\n", "\r", "\u0007"));
+    }
+  }
+
+  @Test
   void a_group_blocked_by_a_retry_is_warned_about_at_most_once_a_minute_per_partition_without_a_stack_trace()
       throws Exception {
     try (LogCapture log = LogCapture.start(); OutboxTestContainer container = outbox("infinity").start()) {

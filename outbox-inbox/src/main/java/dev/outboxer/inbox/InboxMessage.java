@@ -1,6 +1,7 @@
 package dev.outboxer.inbox;
 
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * What the inbox needs to know about a received message: the outbox it was published to, its group
@@ -8,18 +9,25 @@ import java.util.Objects;
  * Build it from a received message with {@link JmsInboxMessage#from} or {@link
  * KafkaInboxMessage#from}, or directly for another transport.
  *
- * @param outbox the outbox name (header {@code outbox-name}), 1 to {@value #MAX_OUTBOX_LENGTH}
- *     characters
- * @param groupKey the group key (header {@code outbox-group-key}), at most {@value
- *     #MAX_GROUP_KEY_LENGTH} characters; {@code null} for a message published without group key
+ * <p>The values it refuses are those the outbox refuses at publish, so that every message an
+ * Outboxer relay sends is accepted and anything else fails before it reaches the database: an outbox
+ * name is 1 to {@value #MAX_OUTBOX_LENGTH} letters, digits, {@code '_'} or {@code '-'}; a group key
+ * is {@code null} or 1 to {@value #MAX_GROUP_KEY_LENGTH} characters counted as Unicode code points
+ * (an emoji is one, though it is two Java {@code char}s), not blank, without NUL (U+0000) and
+ * without unpaired surrogates; an id is positive. The group key is kept exactly as given: no
+ * trimming, no case folding.
+ *
+ * @param outbox the outbox name (header {@code outbox-name})
+ * @param groupKey the group key (header {@code outbox-group-key}); {@code null} for a message
+ *     published without group key
  * @param id the message id (header {@code outbox-id}), positive
  */
 public record InboxMessage(String outbox, String groupKey, long id) {
 
-  /** The longest outbox name, as in the outbox's own tables. */
+  /** The longest outbox name, as the outbox configuration allows and the tables hold. */
   public static final int MAX_OUTBOX_LENGTH = 100;
 
-  /** The longest group key, as in the outbox's own tables. */
+  /** The longest group key in Unicode code points, as the outbox allows at publish. */
   public static final int MAX_GROUP_KEY_LENGTH = 255;
 
   /**
@@ -27,20 +35,22 @@ public record InboxMessage(String outbox, String groupKey, long id) {
    * it reaches the database.
    *
    * @throws IllegalArgumentException naming the field, the value and the rule
+   * @throws NullPointerException if {@code outbox} is null
    */
   public InboxMessage {
     Objects.requireNonNull(outbox, "outbox");
-    if (outbox.isBlank() || outbox.length() > MAX_OUTBOX_LENGTH) {
-      throw new IllegalArgumentException("InboxMessage.outbox '" + outbox + "' must have 1 to "
-          + MAX_OUTBOX_LENGTH + " characters, as outbox names do");
+    String problem = outboxProblem(outbox);
+    if (problem != null) {
+      throw new IllegalArgumentException("InboxMessage.outbox '" + printable(outbox) + "' " + problem);
     }
-    if (groupKey != null && groupKey.length() > MAX_GROUP_KEY_LENGTH) {
-      throw new IllegalArgumentException("InboxMessage.groupKey of message " + id + " of outbox '" + outbox
-          + "' has " + groupKey.length() + " characters; group keys have at most " + MAX_GROUP_KEY_LENGTH);
+    problem = groupKeyProblem(groupKey);
+    if (problem != null) {
+      throw new IllegalArgumentException("InboxMessage.groupKey '" + printable(groupKey) + "' of message " + id
+          + " of outbox '" + outbox + "' " + problem);
     }
-    if (id <= 0) {
-      throw new IllegalArgumentException("InboxMessage.id " + id + " of outbox '" + outbox
-          + "' must be positive: outbox ids come from a sequence starting at 1");
+    problem = idProblem(id);
+    if (problem != null) {
+      throw new IllegalArgumentException("InboxMessage.id " + id + " of outbox '" + outbox + "' " + problem);
     }
   }
 
@@ -48,4 +58,81 @@ public record InboxMessage(String outbox, String groupKey, long id) {
   public boolean grouped() {
     return groupKey != null;
   }
+
+  /** What is wrong with an outbox name, or {@code null}: the rule of the outbox configuration. */
+  static String outboxProblem(String outbox) {
+    if (outbox.length() > MAX_OUTBOX_LENGTH) {
+      return "has " + outbox.length() + " characters; outbox names have 1 to " + MAX_OUTBOX_LENGTH
+          + " letters, digits, '_' or '-'";
+    }
+    if (!OUTBOX_NAME.matcher(outbox).matches()) {
+      return "is not an outbox name: outbox names have 1 to " + MAX_OUTBOX_LENGTH + " letters, digits, '_' or '-'";
+    }
+    return null;
+  }
+
+  /**
+   * What is wrong with a group key, or {@code null}: the outbox's rules at publish, in the same
+   * order (blank, then NUL and surrogates, then length).
+   */
+  static String groupKeyProblem(String groupKey) {
+    if (groupKey == null) {
+      return null;
+    }
+    if (groupKey.isBlank()) {
+      return "is blank; the outbox refuses blank group keys (an ungrouped message has no key at all)";
+    }
+    for (int i = 0; i < groupKey.length(); i++) {
+      char c = groupKey.charAt(i);
+      if (c == '\u0000') {
+        return "contains a NUL character (U+0000) at index " + i + ", which the outbox refuses";
+      }
+      if (Character.isHighSurrogate(c) && i + 1 < groupKey.length() && Character.isLowSurrogate(groupKey.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return "is not valid Unicode: an unpaired surrogate (U+" + String.format("%04X", (int) c) + ") at index " + i
+            + ", which the outbox refuses";
+      }
+    }
+    // Code points, as the outbox counts (and PostgreSQL and MariaDB's utf8mb4 store) them.
+    int length = groupKey.codePointCount(0, groupKey.length());
+    if (length > MAX_GROUP_KEY_LENGTH) {
+      return "has " + length + " characters (Unicode code points); group keys have at most " + MAX_GROUP_KEY_LENGTH;
+    }
+    return null;
+  }
+
+  /** What is wrong with an id, or {@code null}. */
+  static String idProblem(long id) {
+    return id > 0 ? null : "must be positive: outbox ids come from a sequence starting at 1";
+  }
+
+  /** A value as it can be shown in a message: control characters and surrogates escaped, shortened. */
+  static String printable(String text) {
+    if (text == null) {
+      return "null";
+    }
+    StringBuilder shown = new StringBuilder();
+    int i = 0;
+    for (; i < text.length() && shown.length() < 80; i++) {
+      char c = text.charAt(i);
+      if (c < 0x20 || c == 0x7F || Character.isSurrogate(c) && !validPair(text, i)) {
+        shown.append(String.format("\\u%04X", (int) c));
+      } else {
+        shown.append(c);
+      }
+    }
+    if (i < text.length() && Character.isLowSurrogate(text.charAt(i)) && validPair(text, i)) {
+      shown.append(text.charAt(i++)); // not half an emoji
+    }
+    return i < text.length() ? shown + "..." : shown.toString();
+  }
+
+  private static boolean validPair(String text, int i) {
+    char c = text.charAt(i);
+    return Character.isHighSurrogate(c) ? i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))
+        : i > 0 && Character.isHighSurrogate(text.charAt(i - 1));
+  }
+
+  private static final Pattern OUTBOX_NAME = Pattern.compile("[A-Za-z0-9_-]{1," + MAX_OUTBOX_LENGTH + "}");
 }

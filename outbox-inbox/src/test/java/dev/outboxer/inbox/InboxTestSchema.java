@@ -18,8 +18,13 @@ final class InboxTestSchema {
 
   /** Drops the inbox tables (only those) and runs the shipped script. */
   static void reset(TestDatabase database) {
+    create(database, script(database));
+  }
+
+  /** Drops the inbox tables (only those) and runs {@code script}: the shipped one, or one altered by a test. */
+  static void create(TestDatabase database, String script) {
     drop(database);
-    database.execute(TestDatabase.statements(script(database)).toArray(String[]::new));
+    database.execute(TestDatabase.statements(script).toArray(String[]::new));
   }
 
   static void drop(TestDatabase database) {

@@ -3,9 +3,11 @@
 -- META-INF/outboxer/inbox/liquibase/h2.xml.
 
 -- The last accepted id per group of an outbox. UTC times; a row per group until Inbox.purge removes it.
+-- H2 counts a VARCHAR's length in UTF-16 units, where a character outside the Basic Multilingual Plane (an emoji)
+-- takes two. The outbox allows group keys of 255 characters (code points): hence 510 here, as in the outbox's schema.
 CREATE TABLE outbox_inbox (
     outbox          VARCHAR(100)  NOT NULL,
-    group_key       VARCHAR(255)  NOT NULL,
+    group_key       VARCHAR(510)  NOT NULL,
     last_id         BIGINT        NOT NULL,
     processed_at    TIMESTAMP(6)  NOT NULL,
     CONSTRAINT outbox_inbox_pk PRIMARY KEY (outbox, group_key)

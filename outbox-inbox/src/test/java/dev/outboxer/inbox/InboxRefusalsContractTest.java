@@ -1,0 +1,107 @@
+package dev.outboxer.inbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import dev.outboxer.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.assertj.core.api.AbstractThrowableAssert;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the inbox refuses or tolerates at its edges, on a real database: the longest group keys the
+ * outbox relays, tables that would let duplicates through (no primary key, columns too small), tables
+ * that are not there at all, and purge cut-offs at the ends of time. One subclass per database.
+ */
+abstract class InboxRefusalsContractTest {
+
+  static final String EMOJI = "\uD83D\uDE00"; // U+1F600: one code point, two UTF-16 units
+
+  DataSource dataSource;
+
+  abstract TestDatabase database();
+
+  @BeforeEach
+  void createTables() throws SQLException {
+    database().assumeAvailable();
+    InboxTestSchema.reset(database());
+    dataSource = InboxTestSchema.dataSource(database());
+  }
+
+  /**
+   * The outbox allows group keys of 255 code points; 255 emoji are 510 UTF-16 units. The inbox must
+   * accept such a key and keep it whole: a truncated or refused key would drop or block the group.
+   */
+  @Test
+  void aGroupKeyOf255EmojiIsAcceptedOnceAndKeptApartFromAKeyDifferingInItsLastCharacter() throws Exception {
+    Inbox inbox = Inbox.builder(dataSource).build();
+    String key = EMOJI.repeat(255);
+    String neighbour = EMOJI.repeat(254) + "\uD83D\uDE01";
+
+    assertThat(acceptCommitted(inbox, "orders", key, 5)).isTrue();
+    assertThat(acceptCommitted(inbox, "orders", key, 5)).as("the copy").isFalse();
+    assertThat(acceptCommitted(inbox, "orders", neighbour, 5)).as("another group").isTrue();
+    assertThat(acceptCommitted(inbox, "orders", key, 6)).isTrue();
+  }
+
+  AbstractThrowableAssert<?, ? extends Throwable> assertBuildFails() {
+    return assertThatThrownBy(() -> Inbox.builder(dataSource).build())
+        .isInstanceOf(InboxException.class)
+        .hasMessageContaining(dialect().ddlResource());
+  }
+
+  /** SQLite stores any value in any column: it has no sizes to check. */
+  void assumeSizedColumns() {
+    assumeThat(database()).isNotEqualTo(TestDatabase.SQLITE);
+  }
+
+  InboxDialect dialect() {
+    return InboxDialect.valueOf(database().name());
+  }
+
+  String script() {
+    return InboxTestSchema.script(database());
+  }
+
+  /** The shipped script without one table constraint ({@code ,\n CONSTRAINT <constraint>}). */
+  String without(String constraint) {
+    Matcher line = Pattern.compile(",\\s*CONSTRAINT " + Pattern.quote(constraint)).matcher(script());
+    assertThat(line.find()).as("the shipped script has CONSTRAINT " + constraint).isTrue();
+    return line.replaceFirst("");
+  }
+
+  static boolean acceptCommitted(Inbox inbox, DataSource dataSource, String outbox, String groupKey, long id)
+      throws SQLException {
+    try (Connection connection = dataSource.getConnection()) {
+      connection.setAutoCommit(false);
+      boolean accepted = inbox.accept(connection, new InboxMessage(outbox, groupKey, id));
+      connection.commit();
+      return accepted;
+    }
+  }
+
+  boolean acceptCommitted(Inbox inbox, String outbox, String groupKey, long id) throws SQLException {
+    return acceptCommitted(inbox, dataSource, outbox, groupKey, id);
+  }
+
+  int purgeCommitted(Inbox inbox, Instant cutOff) throws SQLException {
+    try (Connection connection = transaction()) {
+      int removed = inbox.purge(connection, cutOff);
+      connection.commit();
+      return removed;
+    }
+  }
+
+  Connection transaction() throws SQLException {
+    Connection connection = dataSource.getConnection();
+    connection.setAutoCommit(false);
+    return connection;
+  }
+}

@@ -1,0 +1,10 @@
+package dev.outboxer.inbox;
+
+import dev.outboxer.testing.TestDatabase;
+
+class InboxRefusalsOnMariaDbTest extends InboxRefusalsContractTest {
+  @Override
+  TestDatabase database() {
+    return TestDatabase.MARIADB;
+  }
+}

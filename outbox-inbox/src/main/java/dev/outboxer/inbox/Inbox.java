@@ -94,6 +94,8 @@ public interface Inbox {
    * @param groupKey the group key, {@code null} for an ungrouped message
    * @param id the message id
    * @return {@code true} to process it; {@code false} to skip it
+   * @throws IllegalArgumentException if the values are not ones an outbox sends (see {@link
+   *     InboxMessage}); nothing reaches the database
    */
   default boolean accept(String outbox, String groupKey, long id) {
     return accept(new InboxMessage(outbox, groupKey, id));
@@ -173,8 +175,15 @@ public interface Inbox {
     }
 
     /**
-     * Whether {@link #build()} checks that the inbox tables exist with their columns (and fails
-     * naming what is missing and the script that creates it). Default: {@code true}.
+     * Whether {@link #build()} checks the inbox tables (and fails naming what is missing or wrong
+     * and the script that creates them): that they exist with their columns; that each has the
+     * primary key (or a unique constraint) on (outbox, group key) and (outbox, id) that tells a copy
+     * from a new message; that the ids are 64 bits wide and the outbox and group key columns hold
+     * 100 and 255 characters (H2: 510 UTF-16 units) and compare exactly (MariaDB: utf8mb4 with a
+     * {@code _nopad_bin} collation for the group key, a binary one for the outbox; no {@code
+     * VARCHAR_IGNORECASE} or {@code citext}). Default: {@code true}. Without the check a table
+     * without its key lets copies through on MariaDB; a missing table fails each accept, naming
+     * the script.
      *
      * @param check whether to check
      * @return this builder
@@ -189,8 +198,8 @@ public interface Inbox {
      * check the schema.
      *
      * @return the inbox
-     * @throws InboxException if the database is not supported or the schema is missing or
-     *     incomplete
+     * @throws InboxException if the database is not supported or the schema is missing,
+     *     incomplete or unfit (see {@link #checkSchema})
      */
     public Inbox build() {
       return JdbcInbox.create(dataSource, Set.copyOf(byId), clock, checkSchema);

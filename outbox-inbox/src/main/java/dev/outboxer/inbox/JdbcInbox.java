@@ -88,9 +88,9 @@ final class JdbcInbox implements Inbox {
     }
   }
 
-  private static InboxException purgeFailure(Instant processedBefore, SQLException e) {
+  private InboxException purgeFailure(Instant processedBefore, SQLException e) {
     return new InboxException("The inbox could not forget what it accepted before " + processedBefore + ": "
-        + e.getMessage(), e);
+        + e.getMessage() + " (SQLState " + e.getSQLState() + ")" + schemaHint(e), e);
   }
 
   /**
@@ -106,11 +106,18 @@ final class JdbcInbox implements Inbox {
     }
   }
 
-  private static InboxException failure(InboxMessage message, SQLException e) {
+  private InboxException failure(InboxMessage message, SQLException e) {
     return new InboxException("The inbox could not decide on message " + message.id() + " of group '"
-        + message.groupKey() + "' of outbox '" + message.outbox() + "': " + e.getMessage()
-        + " (SQLState " + e.getSQLState() + "). Roll back the consumer's transaction; the message will be"
-        + " delivered again", e);
+        + InboxMessage.printable(message.groupKey()) + "' of outbox '" + message.outbox() + "': " + e.getMessage()
+        + " (SQLState " + e.getSQLState() + ")" + schemaHint(e) + ". Roll back the consumer's transaction; the"
+        + " message will be delivered again", e);
+  }
+
+  /** For a missing table, column or key: what to run. Empty for any other failure. */
+  private String schemaHint(SQLException e) {
+    return !InboxSchema.isSchemaFailure(e) ? "" : ". The inbox tables are missing or incomplete: "
+        + InboxSchema.howToCreate(dialect) + ". Inbox.builder(...).build() checks them unless checkSchema(false),"
+        + " as the CDI inbox does unless outbox.inbox.schema=none";
   }
 
   @Override

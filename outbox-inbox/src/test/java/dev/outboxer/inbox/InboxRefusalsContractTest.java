@@ -51,6 +51,91 @@ abstract class InboxRefusalsContractTest {
     assertThat(acceptCommitted(inbox, "orders", key, 6)).isTrue();
   }
 
+  /** Without the primary key, MariaDB's upsert inserts a second row and processes every copy. */
+  @Test
+  void buildFailsOnAGroupTableWithoutPrimaryKeyNamingTheTableTheKeyAndTheScript() {
+    InboxTestSchema.create(database(), without("outbox_inbox_pk PRIMARY KEY (outbox, group_key)"));
+
+    assertBuildFails()
+        .hasMessageContaining("table outbox_inbox has no primary key or unique constraint on (outbox, group_key)")
+        .hasMessageNotContaining("outbox_inbox_message has");
+  }
+
+  /** A key on the group alone would take the same group of two outboxes for one: messages dropped. */
+  @Test
+  void buildFailsOnAGroupTableWhosePrimaryKeyIsTheGroupKeyAlone() {
+    InboxTestSchema.create(database(), script().replace("PRIMARY KEY (outbox, group_key)", "PRIMARY KEY (group_key)"));
+
+    assertBuildFails()
+        .hasMessageContaining("table outbox_inbox has no primary key or unique constraint on (outbox, group_key)");
+  }
+
+  @Test
+  void buildFailsOnAMessageTableWithoutPrimaryKey() {
+    InboxTestSchema.create(database(), without("outbox_inbox_message_pk PRIMARY KEY (outbox, message_id)"));
+
+    assertBuildFails()
+        .hasMessageContaining("table outbox_inbox_message has no primary key or unique constraint on (outbox,"
+            + " message_id)");
+  }
+
+  /** The check asks for uniqueness, not for that very constraint: a unique constraint serves as well. */
+  @Test
+  void aUniqueConstraintInsteadOfThePrimaryKeyIsAcceptedAndDropsCopies() throws Exception {
+    InboxTestSchema.create(database(), script()
+        .replace("outbox_inbox_pk PRIMARY KEY", "outbox_inbox_pk UNIQUE")
+        .replace("outbox_inbox_message_pk PRIMARY KEY", "outbox_inbox_message_pk UNIQUE"));
+
+    Inbox inbox = Inbox.builder(dataSource).build();
+    assertThat(acceptCommitted(inbox, "orders", "order:1", 5)).isTrue();
+    assertThat(acceptCommitted(inbox, "orders", "order:1", 5)).isFalse();
+    assertThat(acceptCommitted(inbox, "orders", null, 5)).isTrue();
+    assertThat(acceptCommitted(inbox, "orders", null, 5)).isFalse();
+  }
+
+  @Test
+  void buildFailsOnAGroupKeyColumnTooShortFor255CodePoints() {
+    assumeSizedColumns();
+    InboxTestSchema.create(database(), script().replaceFirst("group_key(\\s+)VARCHAR\\(\\d+\\)", "group_key$1VARCHAR(100)"));
+
+    assertBuildFails()
+        .hasMessageContaining("column outbox_inbox.group_key")
+        .hasMessageContaining("255 characters");
+  }
+
+  @Test
+  void buildFailsOnAnIdColumnNarrowerThanBigint() {
+    assumeSizedColumns();
+    InboxTestSchema.create(database(), script().replaceFirst("message_id(\\s+)BIGINT", "message_id$1INTEGER"));
+
+    assertBuildFails()
+        .hasMessageContaining("column outbox_inbox_message.message_id")
+        .hasMessageContaining("BIGINT");
+  }
+
+  /** With the schema check off (or the tables dropped since), the accept's failure says what to run. */
+  @Test
+  void anAcceptOrPurgeWithoutTheTablesFailsNamingTheScriptToRun() throws Exception {
+    InboxTestSchema.drop(database());
+    Inbox inbox = Inbox.builder(dataSource).checkSchema(false).build();
+
+    try (Connection connection = transaction()) {
+      assertThatThrownBy(() -> inbox.accept(connection, new InboxMessage("orders", "order:1", 5)))
+          .isInstanceOf(InboxException.class)
+          .hasMessageContaining("message 5 of group 'order:1' of outbox 'orders'")
+          .hasMessageContaining("The inbox tables are missing or incomplete")
+          .hasMessageContaining(dialect().ddlResource());
+      connection.rollback();
+    }
+    try (Connection connection = transaction()) {
+      assertThatThrownBy(() -> inbox.purge(connection, Instant.now()))
+          .isInstanceOf(InboxException.class)
+          .hasMessageContaining("The inbox tables are missing or incomplete")
+          .hasMessageContaining(dialect().ddlResource());
+      connection.rollback();
+    }
+  }
+
   AbstractThrowableAssert<?, ? extends Throwable> assertBuildFails() {
     return assertThatThrownBy(() -> Inbox.builder(dataSource).build())
         .isInstanceOf(InboxException.class)

@@ -107,9 +107,15 @@ public interface Inbox {
    * a forgotten message that arrives later is accepted again, so choose a cut-off well beyond the
    * longest time a copy can take to arrive (outages, broker retention); weeks, not minutes.
    *
+   * <p>A cut-off after 9999-12-31T23:59:59.999999Z (such as {@link Instant#MAX}) forgets everything,
+   * one before 0001-01-01T00:00:00Z (such as {@link Instant#MIN}) nothing: every time the inbox
+   * stores lies between the two (MariaDB stores no later one), and no database takes such a cut-off
+   * as a value.
+   *
    * @param processedBefore the cut-off, compared with the time of the last accept (UTC)
    * @return how many rows were removed
    * @throws InboxException if there is no transaction to join or the database failed
+   * @throws NullPointerException if {@code processedBefore} is null
    */
   int purge(Instant processedBefore);
 
@@ -117,9 +123,11 @@ public interface Inbox {
    * {@link #purge(Instant)} in the transaction of {@code connection} (Java SE); commit it after.
    *
    * @param connection a connection in a transaction (auto-commit off); not closed
-   * @param processedBefore the cut-off, compared with the time of the last accept (UTC)
+   * @param processedBefore the cut-off, compared with the time of the last accept (UTC); outside
+   *     the years 1 to 9999 clamped as in {@link #purge(Instant)}
    * @return how many rows were removed
    * @throws InboxException if the connection is in auto-commit mode or the database failed
+   * @throws NullPointerException if {@code processedBefore} is null
    */
   int purge(Connection connection, Instant processedBefore);
 

@@ -7,11 +7,19 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.Objects;
 import java.util.Set;
 import javax.sql.DataSource;
 
 /** The inbox on JDBC: the dialect's statements in the caller's transaction. */
 final class JdbcInbox implements Inbox {
+
+  /**
+   * The times every supported database stores (MariaDB's DATETIME ends with the year 9999; SQLite
+   * compares them as text, which only works with four-digit years): a cut-off outside is clamped.
+   */
+  private static final Instant EARLIEST_STORED = Instant.parse("0001-01-01T00:00:00Z");
+  private static final Instant LATEST_STORED = Instant.parse("9999-12-31T23:59:59.999999Z");
 
   private final DataSource dataSource;
   private final InboxDialect dialect;
@@ -71,14 +79,21 @@ final class JdbcInbox implements Inbox {
 
   @Override
   public int purge(Connection connection, Instant processedBefore) {
-    LocalDateTime cutOff = LocalDateTime.ofInstant(processedBefore, ZoneOffset.UTC);
+    Objects.requireNonNull(processedBefore, "processedBefore");
     try {
       requireTransaction(connection, "a purge");
+      if (!processedBefore.isAfter(EARLIEST_STORED)) {
+        return 0; // Instant.MIN and the like: nothing is stored before the year 1.
+      }
+      // Instant.MAX and the like: every time stored is before it, and no database takes it as a value.
+      boolean everything = processedBefore.isAfter(LATEST_STORED);
       int removed = 0;
       for (String table : InboxSchema.TABLES.keySet()) {
-        try (PreparedStatement delete =
-            connection.prepareStatement("DELETE FROM " + table + " WHERE processed_at < ?")) {
-          delete.setObject(1, cutOff);
+        try (PreparedStatement delete = connection.prepareStatement(
+            "DELETE FROM " + table + (everything ? "" : " WHERE processed_at < ?"))) {
+          if (!everything) {
+            delete.setObject(1, LocalDateTime.ofInstant(processedBefore, ZoneOffset.UTC));
+          }
           removed += delete.executeUpdate();
         }
       }

@@ -136,6 +136,41 @@ abstract class InboxRefusalsContractTest {
     }
   }
 
+  /** Instant.MAX means "forget everything", Instant.MIN "forget nothing": no date arithmetic error. */
+  @Test
+  void purgeWithInstantMaxForgetsEverythingAndWithInstantMinNothing() throws Exception {
+    Inbox inbox = Inbox.builder(dataSource).build();
+    acceptCommitted(inbox, "orders", "order:1", 5);
+    acceptCommitted(inbox, "orders", null, 6);
+
+    assertThat(purgeCommitted(inbox, Instant.MIN)).isZero();
+    assertThat(acceptCommitted(inbox, "orders", "order:1", 5)).as("still remembered").isFalse();
+
+    assertThat(purgeCommitted(inbox, Instant.MAX)).isEqualTo(2);
+    assertThat(acceptCommitted(inbox, "orders", "order:1", 5)).as("forgotten").isTrue();
+    assertThat(acceptCommitted(inbox, "orders", null, 6)).as("forgotten").isTrue();
+  }
+
+  /** MariaDB's DATETIME ends with 9999: a later cut-off, which every time stored is before, forgets everything. */
+  @Test
+  void purgeWithACutOffAfterTheYear9999ForgetsEverything() throws Exception {
+    Inbox inbox = Inbox.builder(dataSource).build();
+    acceptCommitted(inbox, "orders", "order:1", 5);
+
+    assertThat(purgeCommitted(inbox, Instant.parse("+10000-01-01T00:00:00Z"))).isEqualTo(1);
+    assertThat(purgeCommitted(inbox, Instant.parse("-0001-12-31T00:00:00Z"))).isZero();
+  }
+
+  @Test
+  void purgeRefusesANullCutOffNamingIt() throws Exception {
+    Inbox inbox = Inbox.builder(dataSource).build();
+    try (Connection connection = transaction()) {
+      assertThatThrownBy(() -> inbox.purge(connection, null))
+          .isInstanceOf(NullPointerException.class)
+          .hasMessageContaining("processedBefore");
+    }
+  }
+
   AbstractThrowableAssert<?, ? extends Throwable> assertBuildFails() {
     return assertThatThrownBy(() -> Inbox.builder(dataSource).build())
         .isInstanceOf(InboxException.class)

@@ -36,7 +36,10 @@ public final class JmsInboxMessage {
    * @param message a message sent by the JMS relay
    * @return its outbox, group key and id
    * @throws InboxException if the message lacks {@value #OUTBOX_ID} or {@value #OUTBOX_NAME} (it
-   *     was not sent by an Outboxer relay) or they cannot be read
+   *     was not sent by an Outboxer relay) or they cannot be read, or, naming the property and its
+   *     value, if a property holds what the relay never sends: an id that is not positive, an outbox
+   *     name or group key the outbox refuses (see {@link InboxMessage}: an empty or blank group key
+   *     among them)
    */
   public static InboxMessage from(Message message) {
     try {
@@ -46,12 +49,26 @@ public final class JmsInboxMessage {
             + " inbox cannot tell whether it is a duplicate");
       }
       String groupKey = message.propertyExists(OUTBOX_GROUP_KEY) ? message.getStringProperty(OUTBOX_GROUP_KEY) : null;
-      return new InboxMessage(message.getStringProperty(OUTBOX_NAME), groupKey, message.getLongProperty(OUTBOX_ID));
+      String outbox = message.getStringProperty(OUTBOX_NAME);
+      long id = message.getLongProperty(OUTBOX_ID);
+      String where = "JMS message " + message.getJMSMessageID();
+      refuse(where, OUTBOX_ID, Long.toString(id), InboxMessage.idProblem(id));
+      refuse(where, OUTBOX_NAME, outbox, outbox == null ? "has no value" : InboxMessage.outboxProblem(outbox));
+      refuse(where, OUTBOX_GROUP_KEY, groupKey, InboxMessage.groupKeyProblem(groupKey));
+      return new InboxMessage(outbox, groupKey, id);
     } catch (JMSException | RuntimeException e) {
       if (e instanceof InboxException inboxException) {
         throw inboxException;
       }
       throw new InboxException("The outbox properties of a JMS message could not be read: " + e.getMessage(), e);
+    }
+  }
+
+  private static void refuse(String where, String property, String value, String problem) {
+    if (problem != null) {
+      throw new InboxException(where + " has the " + property + " property '" + InboxMessage.printable(value)
+          + "', which " + problem + ": it was not sent by Outboxer's JMS relay, and the inbox cannot tell whether"
+          + " it is a duplicate");
     }
   }
 }

@@ -3,9 +3,13 @@ package dev.outboxer.inbox;
 import dev.outboxer.OutboxException;
 
 /**
- * The inbox could not decide: its tables are missing, the database failed, there is no transaction
- * to join, or a received message lacks the headers an Outboxer relay sends. Unchecked, so that it
- * rolls back the consumer's container-managed transaction and the broker redelivers the message.
+ * The inbox could not decide: its tables are missing or unfit (no primary key, columns too small
+ * or comparing loosely), the database failed, there is no transaction to join, or a received
+ * message lacks the headers an Outboxer relay sends or holds values it never sends (the adapters
+ * {@link JmsInboxMessage} and {@link KafkaInboxMessage} name the header and its value). Unchecked,
+ * so that it rolls back the consumer's container-managed transaction and the broker redelivers the
+ * message. An {@link InboxMessage} built directly with values an outbox never sends fails with an
+ * {@link IllegalArgumentException} instead.
  */
 public class InboxException extends OutboxException {
 

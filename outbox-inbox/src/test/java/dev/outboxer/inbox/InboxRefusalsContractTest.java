@@ -6,14 +6,22 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.outboxer.testing.TestDatabase;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * What the inbox refuses or tolerates at its edges, on a real database: the longest group keys the
@@ -51,7 +59,52 @@ abstract class InboxRefusalsContractTest {
     assertThat(acceptCommitted(inbox, "orders", key, 6)).isTrue();
   }
 
-  /** Without the primary key, MariaDB's upsert inserts a second row and processes every copy. */
+  /**
+   * Every unusual key the outbox relays unchanged ({@code PublishValidationContractTest} in
+   * outbox-cdi) is accepted once, its copy dropped, stored unchanged, and kept apart from its look-alike.
+   */
+  @ParameterizedTest
+  @MethodSource("unusualKeysAndLookAlikes")
+  void anUnusualKeyTheOutboxRelaysIsAcceptedOnceStoredUnchangedAndKeptApartFromItsLookAlike(String key,
+      String lookAlike) throws Exception {
+    Inbox inbox = Inbox.builder(dataSource).build();
+
+    assertThat(acceptCommitted(inbox, "orders", key, 5)).isTrue();
+    assertThat(acceptCommitted(inbox, "orders", key, 5)).as("the copy").isFalse();
+    assertThat(acceptCommitted(inbox, "orders", lookAlike, 5)).as("its look-alike " + lookAlike).isTrue();
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement query = connection.prepareStatement(
+            "SELECT group_key FROM outbox_inbox WHERE outbox = 'orders' AND last_id = 5")) {
+      List<String> stored = new ArrayList<>();
+      try (ResultSet rows = query.executeQuery()) {
+        while (rows.next()) {
+          stored.add(rows.getString(1));
+        }
+      }
+      assertThat(stored).containsExactlyInAnyOrder(key, lookAlike);
+    }
+  }
+
+  static Stream<Arguments> unusualKeysAndLookAlikes() {
+    return Stream.of(
+        Arguments.of("a\u200B", "a"), // a zero-width space after a letter
+        Arguments.of("\u200B", "\u200C"), // a zero-width space alone: not blank for Java
+        Arguments.of("\u00A0", "\u00A0 "), // a no-break space alone: not blank for Java
+        Arguments.of("a ", "a"), // a trailing space
+        Arguments.of("Order:1", "order:1"), // case
+        Arguments.of("\u0001\u001F\u007F", "\u0001\u001F"), // control characters other than NUL
+        Arguments.of("line\nbreak\ttab", "line break tab"),
+        Arguments.of("\uFEFF\u202E", "\u202E"), // a byte order mark and a right-to-left override
+        Arguments.of("e\u0301", "\u00E9"), // a combining accent, not normalised
+        Arguments.of("\uFFFE\uFFFF", "\uFFFE"), // noncharacters
+        Arguments.of("'\"\\%_", "'\"\\%x"), // quotes, a backslash and LIKE wildcards
+        Arguments.of("\uD840\uDC00", "\uD840\uDC01")); // supplementary CJK characters
+  }
+
+  /**
+   * Without the primary key MariaDB's upsert inserts another row at each accept instead of finding
+   * the group's, and the group's last id is whichever row the lock reads first.
+   */
   @Test
   void buildFailsOnAGroupTableWithoutPrimaryKeyNamingTheTableTheKeyAndTheScript() {
     InboxTestSchema.create(database(), without("outbox_inbox_pk PRIMARY KEY (outbox, group_key)"));

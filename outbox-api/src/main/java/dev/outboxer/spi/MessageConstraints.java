@@ -48,6 +48,27 @@ public interface MessageConstraints {
   }
 
   /**
+   * Checks the message as a whole with everything the relay will have: the message type and the
+   * encoded payload itself, for limits that depend on them and not only on the payload's size,
+   * such as a destination that cannot carry some characters as text and so sends the payload in a
+   * larger encoding (SQS: Base64, with an attribute saying so), or counts the type towards its
+   * maximum message size. {@code publish} calls this one; by default it calls {@link
+   * #checkMessage(String, String, long, java.util.Map)} with the payload's length.
+   *
+   * @param type the message type, as {@link OutboxRecord#type()} will hold it
+   * @param groupKey the group key, or {@code null}
+   * @param contentType the payload's media type
+   * @param payload the encoded payload, as the relay will get it; must not be modified
+   * @param headers the message's own headers (not the ones the relay adds)
+   * @return {@code null} if the destination can carry the message; otherwise why not, as a short
+   *     phrase that completes "the message ..."
+   */
+  default String checkMessage(String type, String groupKey, String contentType, byte[] payload,
+      java.util.Map<String, String> headers) {
+    return checkMessage(groupKey, contentType, payload.length, headers);
+  }
+
+  /**
    * @return the largest payload, in bytes, the destination accepts; {@link Long#MAX_VALUE} for no
    *     limit of its own
    */

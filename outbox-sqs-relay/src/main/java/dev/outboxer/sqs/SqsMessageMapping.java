@@ -65,7 +65,7 @@ final class SqsMessageMapping {
       }
       attributes.put(StandardHeaders.GROUP_KEY, string(record.groupKey()));
     }
-    String body = textBody(record);
+    String body = textBody(record.contentType(), record.payload());
     if (body == null) {
       body = Base64.getEncoder().encodeToString(record.payload());
       attributes.put(SqsMessageAttributes.BODY_ENCODING, string(SqsMessageAttributes.BASE64));
@@ -134,22 +134,52 @@ final class SqsMessageMapping {
     return null;
   }
 
-  /** The payload as text if it is textual, valid UTF-8 and made only of characters SQS accepts. */
-  private static String textBody(OutboxRecord record) {
-    if (!record.isTextPayload()) {
+  /**
+   * The payload as text if its content type is textual (JSON, XML, {@code text/*}), it is valid
+   * UTF-8 and made only of characters SQS accepts in a body; else {@code null}: it goes as Base64.
+   * {@link SqsMessageConstraints} decides the same way at publish.
+   */
+  static String textBody(String contentType, byte[] payload) {
+    if (!isTextual(contentType)) {
       return null;
     }
-    String text;
+    String text = utf8(payload);
+    return text != null && SqsRules.firstInvalidCharacter(text) < 0 ? text : null;
+  }
+
+  /**
+   * Why {@link #textBody} is {@code null} for this payload, completing "its payload goes as Base64
+   * because ...".
+   */
+  static String whyBase64(String contentType, byte[] payload) {
+    if (!isTextual(contentType)) {
+      return "its content type '" + contentType + "' is not textual (JSON, XML or text/*)";
+    }
+    String text = utf8(payload);
+    if (text == null) {
+      return "it is not valid UTF-8";
+    }
+    return "it holds the character U+" + String.format("%04X", SqsRules.firstInvalidCharacter(text))
+        + ", which SQS refuses in a message body";
+  }
+
+  /** As {@link OutboxRecord#isTextPayload()}. */
+  private static boolean isTextual(String contentType) {
+    String type = contentType.toLowerCase(java.util.Locale.ROOT);
+    return type.startsWith("text/") || type.contains("json") || type.contains("xml");
+  }
+
+  /** The payload decoded strictly, or {@code null} if it is not valid UTF-8. */
+  private static String utf8(byte[] payload) {
     try {
-      text = StandardCharsets.UTF_8.newDecoder()
+      return StandardCharsets.UTF_8.newDecoder()
           .onMalformedInput(CodingErrorAction.REPORT)
           .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(record.payload()))
+          .decode(ByteBuffer.wrap(payload))
           .toString();
     } catch (CharacterCodingException e) {
       return null;
     }
-    return SqsRules.firstInvalidCharacter(text) < 0 ? text : null;
   }
 
   /** MurmurHash3's 64-bit finaliser: spreads consecutive ids evenly. */

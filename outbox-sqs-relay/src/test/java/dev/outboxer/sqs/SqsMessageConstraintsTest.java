@@ -110,15 +110,17 @@ class SqsMessageConstraintsTest {
   }
 
   @Test
-  void the_relay_sends_the_largest_payload_publish_allows_and_refuses_one_byte_more()
+  void the_relay_sends_a_message_of_exactly_the_maximum_size_and_refuses_one_byte_more()
       throws Exception {
     String queue = SQS.createFifoQueue("largest.fifo");
     Map<String, String> settings = new HashMap<>(SQS.relaySettings(queue));
     RelayContext context =
         new RelayContext("orders", Ordering.GROUP, 1, RELAY_TIMEOUT, settings);
     long largest = new SqsRelayProvider().constraints(context).maxPayloadBytes();
-    // The smallest own attributes: id 1, partition 0, token 1, one-character type; the content
-    // type "json" is 3 bytes longer than the smallest, and there is no group key.
+    // The payload limit counts the own attributes at their smallest: id 1, partition 0, token 1,
+    // one-character type; the content type "json" is 3 bytes longer than the smallest, and there
+    // is no group key. (Publish counts ids and token at their largest, see below, and would refuse
+    // both.)
     OutboxRecord fits = record(1, largest - 3);
     OutboxRecord tooLarge = record(2, largest - 2);
     TestRelayBatch batch = new TestRelayBatch(Ordering.NONE, List.of(fits, tooLarge),
@@ -133,6 +135,82 @@ class SqsMessageConstraintsTest {
     assertThat(batch.failure(tooLarge)).hasMessageContaining("it takes 262145 bytes (body and"
         + " message attributes), more than the queue's maximum message size of 262144 bytes");
     assertThat(new QueueReader(SQS.client(), queue).poll()).isEqualTo(1);
+  }
+
+  /**
+   * The whole-message check at publish agrees with the relay's to the byte at the worst case (the
+   * largest id, partition and fencing token): the largest message publish allows is sent, one
+   * payload byte more is refused by both. As text and as Base64 (a binary content type, or JSON
+   * holding U+FFFF), with a group key and headers.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"application/json", "application/octet-stream", "json with U+FFFF"})
+  void the_largest_message_publish_allows_is_sent_with_the_largest_ids_and_one_byte_more_is_not(
+      String kind) throws Exception {
+    String queue = SQS.createFifoQueue("whole-" + kind.replaceAll("[^a-z]", "") + ".fifo");
+    RelayContext context = new RelayContext("orders", Ordering.GROUP, 1, RELAY_TIMEOUT,
+        new HashMap<>(SQS.relaySettings(queue)));
+    MessageConstraints constraints = new SqsRelayProvider().constraints(context);
+    String contentType = kind.startsWith("json") ? "application/json" : kind;
+    Map<String, String> headers = Map.of("x-tenant", "acme ünïcode", "trace.id", "🎉");
+    int largest = 0;
+    for (int step = 1 << 20; step > 0; step >>= 1) {
+      if (constraints.checkMessage("OrderPaid", "order-ü", contentType,
+          payload(kind, largest + step), headers) == null) {
+        largest += step;
+      }
+    }
+    byte[] tooLarge = payload(kind, largest + 1);
+    assertThat(constraints.checkMessage("OrderPaid", "order-ü", contentType, tooLarge, headers))
+        .startsWith("would take up to ").contains("the queue takes at most 262144 bytes");
+    OutboxRecord fits = new OutboxRecord(Long.MAX_VALUE - 1, "orders", Integer.MAX_VALUE,
+        "order-ü", "OrderPaid", contentType, payload(kind, largest), headers, 0, Instant.now());
+    OutboxRecord refused = new OutboxRecord(Long.MAX_VALUE, "orders", Integer.MAX_VALUE,
+        "order-ü", "OrderPaid", contentType, tooLarge, headers, 0, Instant.now());
+    TestRelayBatch batch = new TestRelayBatch(Ordering.NONE, List.of(fits, refused),
+        RELAY_TIMEOUT).fencingToken(Long.MAX_VALUE);
+
+    try (Relay relay = new SqsRelayProvider().create(context)) {
+      relay.relay(batch);
+      batch.end();
+    }
+
+    assertThat(batch.confirmed()).containsExactly(fits);
+    assertThat(batch.failure(refused)).hasMessageContaining("more than the queue's maximum"
+        + " message size of 262144 bytes");
+    assertThat(new QueueReader(SQS.client(), queue).poll()).isEqualTo(1);
+  }
+
+  /** A payload of exactly {@code bytes} bytes of the kind. */
+  private static byte[] payload(String kind, int bytes) {
+    byte[] payload = new byte[bytes];
+    java.util.Arrays.fill(payload, (byte) 'x');
+    if (kind.endsWith("U+FFFF") && bytes >= 3) {
+      System.arraycopy("\uFFFF".getBytes(java.nio.charset.StandardCharsets.UTF_8), 0, payload, 0, 3);
+    }
+    return payload;
+  }
+
+  @Test
+  void a_message_needing_more_than_ten_attributes_is_refused_naming_them() {
+    Map<String, String> four = Map.of("a", "1", "b", "2", "c", "3", "d", "4");
+    assertThat(CONSTRAINTS.checkMessage("T", null, "application/json", new byte[] {'1'}, four))
+        .isNull();
+    assertThat(CONSTRAINTS.checkMessage("T", "g", "application/json", new byte[] {'1'}, four))
+        .isEqualTo("would need 11 message attributes: 4 headers and 7 of the relay's own"
+            + " (outbox-group-key for the group key); SQS allows 10 per message: drop 1 header(s)");
+    assertThat(CONSTRAINTS.checkMessage("T", "g", "application/octet-stream", new byte[] {1},
+        Map.of("a", "1", "b", "2")))
+        .isNull();
+    assertThat(CONSTRAINTS.checkMessage("T", "g", "application/octet-stream", new byte[] {1},
+        Map.of("a", "1", "b", "2", "c", "3")))
+        .isEqualTo("would need 11 message attributes: 3 headers and 8 of the relay's own"
+            + " (outbox-group-key for the group key, outbox-body-encoding as its payload goes as"
+            + " Base64 because its content type 'application/octet-stream' is not textual (JSON,"
+            + " XML or text/*)); SQS allows 10 per message: drop 1 header(s)");
+    assertThat(CONSTRAINTS.checkMessage("T", null, "text/plain", new byte[] {(byte) 0xC3},
+        Map.of("a", "1", "b", "2", "c", "3", "d", "4")))
+        .contains("11 message attributes", "because it is not valid UTF-8");
   }
 
   private static OutboxRecord record(long id, long payloadBytes) {

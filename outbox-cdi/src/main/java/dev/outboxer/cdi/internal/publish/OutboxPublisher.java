@@ -99,8 +99,8 @@ public class OutboxPublisher implements Outbox {
     Map<String, String> headers = withInterceptorHeaders(outbox, message);
     MessageChecks.headers(outbox, headers, outboxLimits.constraints());
     byte[] payload = encode(outbox, message, outboxLimits);
-    String refused = outboxLimits.constraints().checkMessage(groupKey, codecs.payloadCodec().contentType(),
-        payload.length, headers);
+    String refused = outboxLimits.constraints().checkMessage(type, groupKey, codecs.payloadCodec().contentType(),
+        payload, headers);
     if (refused != null) {
       throw MessageChecks.invalid(outbox, "message", "the message " + refused);
     }

@@ -1,0 +1,220 @@
+package dev.outboxer.sqs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
+
+import dev.outboxer.InvalidOutboxMessageException;
+import dev.outboxer.Outbox;
+import dev.outboxer.OutboxAdmin;
+import dev.outboxer.OutboxMessage;
+import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
+import dev.outboxer.spi.StandardHeaders;
+import dev.outboxer.sqs.QueueReader.Received;
+import dev.outboxer.testing.OutboxMetricsProbe;
+import dev.outboxer.testing.OutboxTestContainer;
+import dev.outboxer.testing.TestDatabase;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Hostile but legal messages published through the real core (Weld, Narayana, PostgreSQL) to an
+ * SQS outbox on ElasticMQ: each is either refused by {@code publish}, naming what was wrong, with
+ * nothing written, or delivered. None may be accepted and then fail at every send, which with the
+ * default {@code max-attempts=infinity} would hold back its group for good.
+ *
+ * <p>One FIFO queue and outbox per test (ids restart per outbox, and SQS would drop a message
+ * whose deduplication id it saw within five minutes), one partition, {@code ordering=group}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SqsHostileInputThroughOutboxTest {
+
+  @RegisterExtension static final EmbeddedElasticMq SQS = new EmbeddedElasticMq();
+
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final String[] OUTBOXES = {"attributes", "base64count", "base64size", "size"};
+
+  private final Map<String, String> queues = new LinkedHashMap<>();
+  private OutboxTestContainer container;
+  private Outbox outbox;
+  private OutboxAdmin admin;
+  private OutboxMetricsProbe metrics;
+
+  /**
+   * A message with any text, group key and headers, encoded by the core's JSON-B codec as
+   * {@code {"extra":{...},"key":"...","text":"..."}}.
+   */
+  public record HostileEvent(String key, String text, Map<String, String> extra)
+      implements OutboxMessage {
+
+    @Override
+    public String groupKey() {
+      return key;
+    }
+
+    @Override
+    public Map<String, String> headers() {
+      return extra;
+    }
+  }
+
+  @BeforeAll
+  void start() throws Exception {
+    Map<String, String> config = new LinkedHashMap<>();
+    for (String name : OUTBOXES) {
+      String queue = SQS.createFifoQueue("hostile-" + name + ".fifo");
+      queues.put(name, queue);
+      config.put("outbox." + name + ".relay", "sqs");
+      config.put("outbox." + name + ".partitions", "1");
+      config.put("outbox." + name + ".poll-interval", "100ms");
+      config.put("outbox." + name + ".max-poll-interval", "500ms");
+      SQS.relaySettings(queue)
+          .forEach((key, value) -> config.put("outbox." + name + ".sqs." + key, value));
+    }
+    container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL)
+        .config(config)
+        .beans(OutboxMetricsProbe.class)
+        .start();
+    outbox = container.select(Outbox.class);
+    admin = container.select(OutboxAdmin.class);
+    metrics = container.select(OutboxMetricsProbe.class);
+  }
+
+  @AfterAll
+  void stop() {
+    if (container != null) {
+      container.close();
+    }
+  }
+
+  /**
+   * SQS allows 10 message attributes; the relay adds 6 of its own, a seventh for the group key.
+   * Four headers more used to pass {@code publish}, and the record then failed at every send.
+   */
+  @Test
+  void a_message_needing_more_than_ten_attributes_is_refused_at_publish_and_its_group_flows()
+      throws Exception {
+    String name = "attributes";
+    InvalidOutboxMessageException refused = publishRefused(name,
+        new HostileEvent("order-1", "eleven", headers(4)));
+    assertThat(refused.field()).isEqualTo("message");
+    assertThat(refused).hasMessageContaining("11 message attributes")
+        .hasMessageContaining("SQS allows 10").hasMessageContaining("Nothing was written");
+
+    long delivered = publish(name, new HostileEvent("order-1", "ten", headers(3)));
+
+    Received received = receiveOnly(name, delivered);
+    assertThat(received.attributes()).hasSize(10).containsKeys("h0", "h1", "h2");
+  }
+
+  /**
+   * A JSON payload holding U+FFFF (JSON-B writes it unescaped) cannot be an SQS body as text, so
+   * it goes as Base64 with the attribute outbox-body-encoding: an eleventh attribute for a message
+   * with a group key and three headers, which used to pass {@code publish}.
+   */
+  @Test
+  void a_json_payload_with_a_character_sqs_refuses_counts_its_base64_attribute_at_publish()
+      throws Exception {
+    String name = "base64count";
+    InvalidOutboxMessageException refused = publishRefused(name,
+        new HostileEvent("order-1", "not\uFFFFtext", headers(3)));
+    assertThat(refused.field()).isEqualTo("message");
+    assertThat(refused).hasMessageContaining("11 message attributes")
+        .hasMessageContaining(SqsMessageAttributes.BODY_ENCODING);
+
+    long delivered = publish(name, new HostileEvent("order-1", "not\uFFFFtext", headers(2)));
+
+    Received received = receiveOnly(name, delivered);
+    assertThat(received.attributes()).hasSize(10)
+        .containsEntry(SqsMessageAttributes.BODY_ENCODING, SqsMessageAttributes.BASE64);
+    assertThat(new String(Base64.getDecoder().decode(received.body()), StandardCharsets.UTF_8))
+        .contains("not\uFFFFtext");
+  }
+
+  /**
+   * 200,000 bytes of JSON fit SQS's 256 KiB as text, but not as Base64 (4/3 larger), which a
+   * single U+FFFF forces; the core's payload limit (256 KiB less the attributes) let it pass.
+   */
+  @Test
+  void a_payload_whose_base64_body_exceeds_the_message_size_is_refused_at_publish()
+      throws Exception {
+    String name = "base64size";
+    String large = "x".repeat(200_000);
+    InvalidOutboxMessageException refused = publishRefused(name,
+        new HostileEvent("order-1", large + "\uFFFF", Map.of()));
+    assertThat(refused.field()).isEqualTo("message");
+    assertThat(refused).hasMessageContaining("Base64").hasMessageContaining("262144");
+
+    long delivered = publish(name, new HostileEvent("order-1", large, Map.of()));
+
+    Received received = receiveOnly(name, delivered);
+    assertThat(received.body()).contains(large);
+  }
+
+  /**
+   * The core's payload limit leaves room for the relay's attributes at their smallest (a
+   * one-character type and content type, no group key); a payload at that limit with a real type,
+   * content type and group key is larger than SQS's 256 KiB and used to pass {@code publish}.
+   */
+  @Test
+  void a_payload_within_the_payload_limit_but_too_large_with_its_attributes_is_refused_at_publish()
+      throws Exception {
+    String name = "size";
+    long ownAtTheirSmallest = SqsMessageConstraints.smallestOwnAttributes(name);
+    // {"extra":{},"key":"order-1","text":"..."} is 38 bytes besides the text: the payload is
+    // exactly the core's limit.
+    int text = (int) (262_144 - ownAtTheirSmallest - 38);
+    InvalidOutboxMessageException refused = publishRefused(name,
+        new HostileEvent("order-1", "x".repeat(text), Map.of()));
+    assertThat(refused.field()).isEqualTo("message");
+    assertThat(refused).hasMessageContaining("262144");
+
+    long delivered = publish(name, new HostileEvent("order-1", "x".repeat(text - 200), Map.of()));
+
+    receiveOnly(name, delivered);
+  }
+
+  private static Map<String, String> headers(int count) {
+    Map<String, String> headers = new LinkedHashMap<>();
+    for (int i = 0; i < count; i++) {
+      headers.put("h" + i, "v" + i);
+    }
+    return headers;
+  }
+
+  /** Publishes in a transaction that commits after the refusal: the refusal writes nothing. */
+  private InvalidOutboxMessageException publishRefused(String name, HostileEvent event)
+      throws Exception {
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    container.inTransaction(() -> thrown.set(catchThrowable(() -> outbox.publish(name, event))));
+    assertThat(thrown.get()).as("publish of a message SQS could never take")
+        .isInstanceOf(InvalidOutboxMessageException.class);
+    assertThat(admin.counts(name).pending()).as("rows written by the refused publish").isZero();
+    return (InvalidOutboxMessageException) thrown.get();
+  }
+
+  private long publish(String name, HostileEvent event) throws Exception {
+    return container.inTransaction(() -> outbox.publish(name, event));
+  }
+
+  /** Waits until the queue got that message, and checks it is the only one and none failed. */
+  private Received receiveOnly(String name, long id) {
+    QueueReader reader = new QueueReader(SQS.client(), queues.get(name));
+    await().atMost(WAIT).until(() -> reader.poll() >= 1);
+    await().atMost(WAIT).until(() -> admin.counts(name).pending() == 0);
+    assertThat(reader.received()).extracting(Received::outboxId).containsExactly(id);
+    assertThat(metrics.count(OutboxMetrics.FAILED_ATTEMPTS, name)).isZero();
+    Received received = reader.received().get(0);
+    assertThat(received.attributes()).containsEntry(StandardHeaders.TYPE, "HostileEvent");
+    return received;
+  }
+}

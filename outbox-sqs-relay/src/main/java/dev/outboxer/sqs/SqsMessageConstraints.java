@@ -5,8 +5,9 @@ import dev.outboxer.spi.StandardHeaders;
 
 /**
  * What an SQS message cannot carry, checked at every publish: each header must be a valid message
- * attribute (name rules, a non-empty value of characters SQS accepts); the group key must hold only
- * characters SQS accepts in the {@code outbox-group-key} attribute; the payload must not be empty
+ * attribute (name rules, a non-empty value of characters SQS accepts); the group key and the
+ * message type must hold only characters SQS accepts in the {@code outbox-group-key} and {@code
+ * outbox-type} attributes; the payload must not be empty
  * (SQS refuses an empty body); and the whole message, as the relay will send it, must have at most
  * 10 message attributes and fit the queue's maximum message size (the body, as text or as Base64,
  * plus every attribute's name, data type and value). The relay's own attributes are counted with
@@ -74,6 +75,13 @@ final class SqsMessageConstraints implements MessageConstraints {
   @Override
   public String checkMessage(String type, String groupKey, String contentType, byte[] payload,
       java.util.Map<String, String> headers) {
+    int invalidInType = SqsRules.firstInvalidCharacter(type);
+    if (invalidInType >= 0) {
+      return "has a message type holding the character U+" + String.format("%04X", invalidInType)
+          + ", which SQS refuses in the " + StandardHeaders.TYPE + " message attribute (it takes"
+          + " tab, line feed, carriage return and the characters from U+0020 on, except surrogates,"
+          + " U+FFFE and U+FFFF): change @Outboxed(type)";
+    }
     String refused = checkMessage(groupKey, contentType, payload.length, headers);
     if (refused != null) {
       return refused;

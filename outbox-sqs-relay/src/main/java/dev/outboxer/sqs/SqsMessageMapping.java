@@ -18,9 +18,11 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
 /**
  * Maps an outbox record to a SendMessageBatch entry: the body, the message attributes, and on FIFO
  * queues the MessageGroupId and MessageDeduplicationId. See the package documentation for what a
- * consumer receives. Checks what {@link SqsMessageConstraints} cannot check at publish (the number
- * of attributes, the size of the whole message, the group key's characters, an empty body):
- * a record that breaks one of these can never be sent, so it is refused here rather than by SQS.
+ * consumer receives. Checks again what {@link SqsMessageConstraints} checks at publish (the number
+ * of attributes, the size of the whole message, the type's and group key's characters, an empty
+ * body), for records published before those checks or by a core that only asks the size-only
+ * check: a record that breaks one of these can never be sent, so it is refused here with a reason
+ * rather than by SQS.
  */
 final class SqsMessageMapping {
 
@@ -56,6 +58,12 @@ final class SqsMessageMapping {
     attributes.put(StandardHeaders.CONTENT_TYPE, string(record.contentType()));
     attributes.put(StandardHeaders.PARTITION, number(record.partition()));
     attributes.put(StandardHeaders.FENCING_TOKEN, number(fencingToken));
+    int invalidInType = SqsRules.firstInvalidCharacter(record.type());
+    if (invalidInType >= 0) {
+      return refused(record, "its type holds the character U+"
+          + String.format("%04X", invalidInType) + ", which SQS refuses in the "
+          + StandardHeaders.TYPE + " message attribute");
+    }
     if (record.groupKey() != null) {
       int invalid = SqsRules.firstInvalidCharacter(record.groupKey());
       if (invalid >= 0) {

@@ -8,6 +8,7 @@ import dev.outboxer.InvalidOutboxMessageException;
 import dev.outboxer.Outbox;
 import dev.outboxer.OutboxAdmin;
 import dev.outboxer.OutboxMessage;
+import dev.outboxer.Outboxed;
 import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
 import dev.outboxer.spi.StandardHeaders;
 import dev.outboxer.sqs.QueueReader.Received;
@@ -41,7 +42,8 @@ class SqsHostileInputThroughOutboxTest {
   @RegisterExtension static final EmbeddedElasticMq SQS = new EmbeddedElasticMq();
 
   private static final Duration WAIT = Duration.ofSeconds(60);
-  private static final String[] OUTBOXES = {"attributes", "base64count", "base64size", "size"};
+  private static final String[] OUTBOXES =
+      {"attributes", "base64count", "base64size", "size", "types"};
 
   private final Map<String, String> queues = new LinkedHashMap<>();
   private OutboxTestContainer container;
@@ -64,6 +66,33 @@ class SqsHostileInputThroughOutboxTest {
     @Override
     public Map<String, String> headers() {
       return extra;
+    }
+  }
+
+  /** A message type with a control character, which SQS refuses in the outbox-type attribute. */
+  @Outboxed(value = "types", type = "Order\u0001Paid")
+  public record ControlCharacterType(String key) implements OutboxMessage {
+    @Override
+    public String groupKey() {
+      return key;
+    }
+  }
+
+  /** A message type with U+FFFE, which SQS refuses in the outbox-type attribute. */
+  @Outboxed(value = "types", type = "Order\uFFFEPaid")
+  public record NoncharacterType(String key) implements OutboxMessage {
+    @Override
+    public String groupKey() {
+      return key;
+    }
+  }
+
+  /** A message type of characters SQS accepts: spaces, punctuation, emoji, a tab. */
+  @Outboxed(value = "types", type = "Order paid! \u00e9\t\uD83C\uDF89")
+  public record UnusualType(String key) implements OutboxMessage {
+    @Override
+    public String groupKey() {
+      return key;
     }
   }
 
@@ -183,6 +212,30 @@ class SqsHostileInputThroughOutboxTest {
     receiveOnly(name, delivered);
   }
 
+  /**
+   * {@code @Outboxed(type)} is any text without NUL; SQS refuses control characters and U+FFFE in
+   * the outbox-type attribute. Such a type used to pass {@code publish}, and every send of the
+   * message was refused by SQS.
+   */
+  @Test
+  void a_message_type_with_a_character_sqs_refuses_is_refused_at_publish() throws Exception {
+    String name = "types";
+    Throwable control = publishRefused(name, new ControlCharacterType("order-1"));
+    assertThat(control).hasMessageContaining("message type").hasMessageContaining("U+0001");
+    Throwable noncharacter = publishRefused(name, new NoncharacterType("order-1"));
+    assertThat(noncharacter).hasMessageContaining("message type").hasMessageContaining("U+FFFE");
+
+    long delivered = container.inTransaction(() -> outbox.publish(name, new UnusualType("order-1")));
+
+    QueueReader reader = new QueueReader(SQS.client(), queues.get(name));
+    await().atMost(WAIT).until(() -> reader.poll() >= 1);
+    await().atMost(WAIT).until(() -> admin.counts(name).pending() == 0);
+    assertThat(reader.received()).extracting(Received::outboxId).containsExactly(delivered);
+    assertThat(reader.received().get(0).attributes())
+        .containsEntry(StandardHeaders.TYPE, "Order paid! \u00e9\t\uD83C\uDF89");
+    assertThat(metrics.count(OutboxMetrics.FAILED_ATTEMPTS, name)).isZero();
+  }
+
   private static Map<String, String> headers(int count) {
     Map<String, String> headers = new LinkedHashMap<>();
     for (int i = 0; i < count; i++) {
@@ -192,7 +245,7 @@ class SqsHostileInputThroughOutboxTest {
   }
 
   /** Publishes in a transaction that commits after the refusal: the refusal writes nothing. */
-  private InvalidOutboxMessageException publishRefused(String name, HostileEvent event)
+  private InvalidOutboxMessageException publishRefused(String name, OutboxMessage event)
       throws Exception {
     AtomicReference<Throwable> thrown = new AtomicReference<>();
     container.inTransaction(() -> thrown.set(catchThrowable(() -> outbox.publish(name, event))));

@@ -236,6 +236,33 @@ class SqsRelayTest {
         .containsExactlyInAnyOrder(a1.id(), c1.id());
   }
 
+  /**
+   * A record whose type SQS refuses in outbox-type (published before publish checked types) fails
+   * without a call, naming the type's character, not with SQS's bare InvalidMessageContents.
+   */
+  @Test
+  void a_record_whose_type_sqs_refuses_fails_without_a_call_naming_the_character()
+      throws Exception {
+    String queue = SQS.createFifoQueue("badtype.fifo");
+    OutboxRecord bad = new OutboxRecord(1, "orders", 0, "a", "Order\u0001Paid",
+        "application/json", "{}".getBytes(StandardCharsets.UTF_8), Map.of(), 0,
+        java.time.Instant.now());
+    OutboxRecord other = new OutboxRecord(2, "orders", 0, "b", "OrderPaid",
+        "application/json", "{}".getBytes(StandardCharsets.UTF_8), Map.of(), 0,
+        java.time.Instant.now());
+    TestRelayBatch batch = new TestRelayBatch(Ordering.GROUP, List.of(bad, other), RELAY_TIMEOUT);
+
+    try (Relay relay = relay(queue, Ordering.GROUP, Map.of())) {
+      relay.relay(batch);
+      batch.end();
+    }
+
+    assertThat(batch.confirmed()).containsExactly(other);
+    assertThat(batch.failure(bad)).hasMessageContaining("can never be sent")
+        .hasMessageContaining("its type holds the character U+0001, which SQS refuses in the"
+            + " outbox-type message attribute");
+  }
+
   @Test
   void calls_hold_at_most_batch_size_entries_and_one_record_per_group() throws Exception {
     String queue = SQS.createFifoQueue("calls.fifo");

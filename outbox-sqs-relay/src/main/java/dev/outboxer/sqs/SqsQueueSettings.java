@@ -56,7 +56,7 @@ final class SqsQueueSettings {
           + "123456789012/" + outbox + ".fifo, or set " + reader.fullKey(QUEUE_NAME) + " instead");
     }
     this.queueKey = url.isPresent() ? QUEUE_URL : QUEUE_NAME;
-    this.queueValue = url.or(() -> name).orElse("");
+    this.queueValue = withoutUserInfo(url.or(() -> name).orElse(""));
     this.queueUrl = url.flatMap(this::queueUrl);
     this.queueName = queueUrl.map(SqsQueueSettings::lastPathSegment).or(() -> name).orElse("");
     if (!queueName.isEmpty() && !SqsRules.isQueueName(queueName)) {
@@ -117,6 +117,9 @@ final class SqsQueueSettings {
 
   private Optional<URI> queueUrl(String value) {
     URI uri = uri(value);
+    if (hasUserInfo(QUEUE_URL, uri, value)) {
+      return Optional.empty();
+    }
     if (uri == null || !isHttp(uri) || uri.getRawQuery() != null || uri.getRawFragment() != null
         || lastPathSegment(uri).isEmpty()) {
       reader.problem(QUEUE_URL, value, "is not a queue URL (http or https, a host, and a path"
@@ -130,6 +133,9 @@ final class SqsQueueSettings {
 
   private Optional<URI> endpoint(String value) {
     URI uri = uri(value);
+    if (hasUserInfo(ENDPOINT, uri, value)) {
+      return Optional.empty();
+    }
     if (uri == null || !isHttp(uri) || uri.getRawQuery() != null || uri.getRawFragment() != null
         || (uri.getRawPath() != null && !uri.getRawPath().isEmpty()
             && !uri.getRawPath().equals("/"))) {
@@ -141,12 +147,35 @@ final class SqsQueueSettings {
     return Optional.of(uri);
   }
 
+  /**
+   * User info ({@code user:password@}) in a URL is refused: the SDK does not take credentials that
+   * way, and the queue URL and the endpoint are shown in every error (stored as messages' last
+   * errors), so it is not shown either.
+   *
+   * @return whether the URL has user info (and a problem was recorded)
+   */
+  private boolean hasUserInfo(String key, URI uri, String value) {
+    if (uri == null || uri.getRawUserInfo() == null) {
+      return false;
+    }
+    reader.problem(key, withoutUserInfo(value), "holds user info (user:password@), which the"
+        + " sqs relay does not use and would show in every error", "remove it; set static"
+        + " credentials with " + reader.fullKey(ACCESS_KEY_ID) + " and "
+        + reader.fullKey(SECRET_ACCESS_KEY) + ", or leave them to the SDK's default chain");
+    return true;
+  }
+
+  /** The text with the user info of a URL in it replaced by {@code (hidden)}. */
+  private static String withoutUserInfo(String value) {
+    return value.replaceFirst("^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@", "$1(hidden)@");
+  }
+
   /** A queue URL outside AWS (ElasticMQ, LocalStack) is served at its own address. */
   private Optional<URI> endpointOfLocalQueue() {
     return queueUrl.filter(url -> awsRegionOf(url) == null
-            && !url.getHost().endsWith(".amazonaws.com")
-            && !url.getHost().endsWith(".amazonaws.com.cn")
-            && !url.getHost().endsWith(".api.aws"))
+            && !host(url).endsWith(".amazonaws.com")
+            && !host(url).endsWith(".amazonaws.com.cn")
+            && !host(url).endsWith(".api.aws"))
         .map(url -> URI.create(url.getScheme() + "://" + url.getRawAuthority()));
   }
 
@@ -173,7 +202,7 @@ final class SqsQueueSettings {
   }
 
   private static String awsRegionOf(URI url) {
-    Matcher host = AWS_QUEUE_HOST.matcher(url.getHost());
+    Matcher host = AWS_QUEUE_HOST.matcher(host(url));
     if (!host.matches()) {
       return null;
     }
@@ -212,10 +241,17 @@ final class SqsQueueSettings {
         + " does not matter");
   }
 
+  /** Host names are case-insensitive: SQS.EU-WEST-1.AMAZONAWS.COM is AWS's, in eu-west-1. */
+  private static String host(URI url) {
+    return url.getHost().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /** An absolute URI with a host and, if any, a port from 1 to 65535; else {@code null}. */
   private static URI uri(String value) {
     try {
       URI uri = new URI(value);
-      return uri.isAbsolute() && uri.getHost() != null ? uri : null;
+      return uri.isAbsolute() && uri.getHost() != null && uri.getPort() != 0
+          && uri.getPort() <= 65_535 ? uri : null;
     } catch (URISyntaxException e) {
       return null;
     }

@@ -135,6 +135,9 @@ class SqsSettingsTest {
     "region | us-east-1 | differs from the region of outbox.orders.sqs.queue-url (eu-west-1)",
     "endpoint | localhost:9324 | is not an endpoint URL",
     "endpoint | http://localhost:9324/queue | is not an endpoint URL",
+    "endpoint | http://localhost:99999 | is not an endpoint URL",
+    "endpoint | http://localhost:0 | is not an endpoint URL",
+    "queue-url | http://localhost:65536/000000000000/orders.fifo | is not a queue URL",
     "ungrouped-group-ids | a,,b | holds '', which is not an SQS MessageGroupId",
     "ungrouped-group-ids | a b | holds 'a b', which is not an SQS MessageGroupId",
     "ungrouped-group-ids | a,b,a | lists 'a' twice",
@@ -287,6 +290,39 @@ class SqsSettingsTest {
         .isInstanceOf(OutboxConfigurationException.class)
         .hasMessageStartingWith("outbox.orders.relay-timeout=PT0.5S is too short for the sqs relay"
             + " of outbox 'orders'");
+  }
+
+  /**
+   * User info in a URL is not how the SDK takes credentials, and the queue URL and endpoint are
+   * shown in every error (stored as the message's last error): it is refused without showing it.
+   */
+  @Test
+  void a_url_with_user_info_is_refused_without_showing_it() {
+    assertThatThrownBy(() -> SqsSettings.from(context("queue-url",
+        "https://AKID:s3cr3t@sqs.eu-west-1.amazonaws.com/123456789012/orders.fifo")))
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessageStartingWith("outbox.orders.sqs.queue-url=https://(hidden)@sqs.eu-west-1"
+            + ".amazonaws.com/123456789012/orders.fifo holds user info")
+        .hasMessageContaining("outbox.orders.sqs.access-key-id")
+        .hasMessageNotContaining("s3cr3t");
+    assertThatThrownBy(() -> SqsSettings.from(context("endpoint", "http://user:s3cr3t@localhost:9324",
+        "region", "elasticmq")))
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessageStartingWith("outbox.orders.sqs.endpoint=http://(hidden)@localhost:9324 holds"
+            + " user info")
+        .hasMessageNotContaining("s3cr3t");
+  }
+
+  /** Host names are case-insensitive: an AWS queue URL in capitals is still AWS's, in its region. */
+  @Test
+  void an_aws_queue_url_with_its_host_in_capitals_still_gives_its_region() {
+    SqsSettings settings = SqsSettings.from(context("queue-url",
+        "https://SQS.EU-WEST-1.AMAZONAWS.COM/123456789012/orders.fifo"));
+    assertThat(settings.region()).contains("eu-west-1");
+    assertThat(settings.endpoint()).isEmpty();
+    assertThatThrownBy(() -> SqsSettings.from(context("queue-url",
+        "https://sqs.EU-WEST-1.amazonaws.com/123456789012/orders.fifo", "region", "us-east-1")))
+        .hasMessageContaining("differs from the region of outbox.orders.sqs.queue-url (eu-west-1)");
   }
 
   @Test

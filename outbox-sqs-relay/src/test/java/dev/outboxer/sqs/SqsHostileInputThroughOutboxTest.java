@@ -33,8 +33,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * nothing written, or delivered. None may be accepted and then fail at every send, which with the
  * default {@code max-attempts=infinity} would hold back its group for good.
  *
- * <p>One FIFO queue and outbox per test (ids restart per outbox, and SQS would drop a message
- * whose deduplication id it saw within five minutes), one partition, {@code ordering=group}.
+ * <p>One FIFO queue and outbox per test, so that each test reads only its own messages; one
+ * partition, {@code ordering=group}. The outbox {@code partial} sends through {@link
+ * UnreliableEndpoint}, which records every call, dies a message after 2 attempts and retries
+ * after 100 ms.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SqsHostileInputThroughOutboxTest {
@@ -43,9 +45,10 @@ class SqsHostileInputThroughOutboxTest {
 
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final String[] OUTBOXES =
-      {"attributes", "base64count", "base64size", "size", "types"};
+      {"attributes", "base64count", "base64size", "size", "types", "partial"};
 
   private final Map<String, String> queues = new LinkedHashMap<>();
+  private UnreliableEndpoint partialEndpoint;
   private OutboxTestContainer container;
   private Outbox outbox;
   private OutboxAdmin admin;
@@ -109,6 +112,11 @@ class SqsHostileInputThroughOutboxTest {
       SQS.relaySettings(queue)
           .forEach((key, value) -> config.put("outbox." + name + ".sqs." + key, value));
     }
+    partialEndpoint = new UnreliableEndpoint(SQS.endpoint());
+    config.put("outbox.partial.sqs.endpoint", partialEndpoint.endpoint().toString());
+    config.put("outbox.partial.max-attempts", "2");
+    config.put("outbox.partial.backoff.min", "100ms");
+    config.put("outbox.partial.backoff.max", "100ms");
     container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL)
         .config(config)
         .beans(OutboxMetricsProbe.class)
@@ -122,6 +130,9 @@ class SqsHostileInputThroughOutboxTest {
   void stop() {
     if (container != null) {
       container.close();
+    }
+    if (partialEndpoint != null) {
+      partialEndpoint.close();
     }
   }
 
@@ -234,6 +245,62 @@ class SqsHostileInputThroughOutboxTest {
     assertThat(reader.received().get(0).attributes())
         .containsEntry(StandardHeaders.TYPE, "Order paid! \u00e9\t\uD83C\uDF89");
     assertThat(metrics.count(OutboxMetrics.FAILED_ATTEMPTS, name)).isZero();
+  }
+
+  /**
+   * A SendMessageBatch call whose answer lists one entry as failed: the others are confirmed,
+   * deleted and never sent again; only the failed one is charged (and dies after max-attempts=2),
+   * and the next message of its group waits for it, then goes. The refused row stands for one
+   * written before publish checked header values (or by a tool): its header value holds U+0001,
+   * which SQS refuses; the row is changed inside the publishing transaction, so no worker saw it
+   * intact.
+   */
+  @Test
+  void an_entry_sqs_refuses_in_a_batch_is_charged_alone_and_the_confirmed_ones_go_out_once()
+      throws Exception {
+    String name = "partial";
+    Map<String, Long> ids = container.inTransaction(() -> {
+      Map<String, Long> published = new LinkedHashMap<>();
+      published.put("a1", outbox.publish(name, new HostileEvent("a", "a1", Map.of("x-h", "v"))));
+      published.put("a2", outbox.publish(name, new HostileEvent("a", "a2", Map.of())));
+      published.put("b1", outbox.publish(name, new HostileEvent("b", "b1", Map.of())));
+      published.put("b2", outbox.publish(name, new HostileEvent("b", "b2", Map.of())));
+      published.put("c1", outbox.publish(name, new HostileEvent("c", "c1", Map.of())));
+      published.put("u1", outbox.publish(name, new HostileEvent(null, "u1", Map.of())));
+      container.entityManager().flush();
+      try (java.sql.Connection connection = container.dataSource().getConnection();
+          java.sql.PreparedStatement update = connection.prepareStatement(
+              "UPDATE outbox_message SET headers = ? WHERE id = ?")) {
+        update.setString(1, "{\"x-h\":\"bell\\u0001\"}");
+        update.setLong(2, published.get("a1"));
+        assertThat(update.executeUpdate()).isEqualTo(1);
+      }
+      return published;
+    });
+
+    QueueReader reader = new QueueReader(SQS.client(), queues.get(name));
+    await().atMost(WAIT).until(() -> reader.poll() >= 5);
+    await().atMost(WAIT).until(() -> admin.counts(name).pending() == 0);
+    reader.poll();
+
+    assertThat(reader.received()).extracting(Received::outboxId).as("what reached the queue")
+        .containsExactlyInAnyOrder(ids.get("a2"), ids.get("b1"), ids.get("b2"), ids.get("c1"),
+            ids.get("u1"));
+    assertThat(admin.counts(name).dead()).isEqualTo(1);
+    assertThat(metrics.count(OutboxMetrics.FAILED_ATTEMPTS, name)).isEqualTo(2);
+    // The first call held the refused entry with others: SQS answered with a partial failure.
+    assertThat(partialEndpoint.calls("SendMessageBatch").get(0).body().getJsonArray("Entries"))
+        .extracting(entry -> entry.asJsonObject().getString("MessageDeduplicationId"))
+        .contains(Long.toString(ids.get("a1")), Long.toString(ids.get("b1")));
+    // Every send of every entry, across all calls: the refused one twice, the others once.
+    Map<String, Long> sends = partialEndpoint.calls("SendMessageBatch").stream()
+        .flatMap(call -> call.body().getJsonArray("Entries").stream())
+        .map(entry -> entry.asJsonObject().getString("MessageDeduplicationId"))
+        .collect(java.util.stream.Collectors.groupingBy(id -> id,
+            java.util.stream.Collectors.counting()));
+    Map<String, Long> expected = new LinkedHashMap<>();
+    ids.forEach((label, id) -> expected.put(Long.toString(id), label.equals("a1") ? 2L : 1L));
+    assertThat(sends).isEqualTo(expected);
   }
 
   private static Map<String, String> headers(int count) {

@@ -86,8 +86,19 @@ final class SqsMessageConstraints implements MessageConstraints {
     if (refused != null) {
       return refused;
     }
-    String text = SqsMessageMapping.textBody(contentType, payload);
-    boolean base64 = text == null;
+    // As Base64 the message is at its largest: if it fits so, it fits as text too, and the
+    // payload need not be decoded (this runs in every publish).
+    String asBase64 = refusal(type, groupKey, contentType, payload, headers, true);
+    if (asBase64 == null) {
+      return null;
+    }
+    boolean text = SqsMessageMapping.textBody(contentType, payload) != null;
+    return text ? refusal(type, groupKey, contentType, payload, headers, false) : asBase64;
+  }
+
+  /** Why the message as text, or as Base64, would not fit in an SQS message; {@code null} if it does. */
+  private String refusal(String type, String groupKey, String contentType, byte[] payload,
+      java.util.Map<String, String> headers, boolean base64) {
     int headerCount = 0;
     long headerBytes = 0;
     for (java.util.Map.Entry<String, String> header : headers.entrySet()) {
@@ -97,14 +108,12 @@ final class SqsMessageConstraints implements MessageConstraints {
       }
     }
     int own = 6 + (groupKey != null ? 1 : 0) + (base64 ? 1 : 0);
-    String whyBase64 = base64
-        ? "its payload goes as Base64 because " + SqsMessageMapping.whyBase64(contentType, payload)
-        : null;
     if (own + headerCount > SqsRules.MAX_ATTRIBUTES) {
       String extra = groupKey == null && !base64 ? ""
           : " (" + (groupKey != null ? StandardHeaders.GROUP_KEY + " for the group key" : "")
               + (groupKey != null && base64 ? ", " : "")
-              + (base64 ? SqsMessageAttributes.BODY_ENCODING + " as " + whyBase64 : "") + ")";
+              + (base64 ? SqsMessageAttributes.BODY_ENCODING + " as the payload goes as Base64: "
+                  + SqsMessageMapping.whyBase64(contentType, payload) : "") + ")";
       return "would need " + (own + headerCount) + " message attributes: " + headerCount
           + " headers and " + own + " of the relay's own" + extra + "; SQS allows "
           + SqsRules.MAX_ATTRIBUTES + " per message: drop "
@@ -118,12 +127,13 @@ final class SqsMessageConstraints implements MessageConstraints {
     }
     long bodyRoom = Math.max(0, maxMessageSize - ownBytes - headerBytes);
     return "would take up to " + size + " bytes as SQS counts them: a body of " + bodyBytes
-        + " bytes" + (base64 ? " (the " + payload.length + " bytes of payload in Base64, as "
-        + whyBase64 + ")" : "") + ", " + headerCount + " headers of " + headerBytes + " bytes and"
-        + " the relay's own attributes of up to " + ownBytes + " bytes (names, data types and"
-        + " values); the queue takes at most " + maxMessageSize + " bytes (" + maxMessageSizeKey
-        + "). With these attributes the payload can have at most " + (base64
-        ? bodyRoom / 4 * 3 + " bytes (" + bodyRoom + " in Base64)" : bodyRoom + " bytes");
+        + " bytes" + (base64 ? " (the " + payload.length + " bytes of payload in Base64: "
+        + SqsMessageMapping.whyBase64(contentType, payload) + ")" : "") + ", " + headerCount
+        + " headers of " + headerBytes + " bytes and the relay's own attributes of up to "
+        + ownBytes + " bytes (names, data types and values); the queue takes at most "
+        + maxMessageSize + " bytes (" + maxMessageSizeKey + "). With these attributes the payload"
+        + " can have at most " + (base64
+        ? bodyRoom / 4 * 3 + " bytes (" + bodyRoom / 4 * 4 + " in Base64)" : bodyRoom + " bytes");
   }
 
   /** The length of the standard Base64 of {@code bytes} bytes, with padding. */

@@ -205,12 +205,28 @@ class SqsMessageConstraintsTest {
     assertThat(CONSTRAINTS.checkMessage("T", "g", "application/octet-stream", new byte[] {1},
         Map.of("a", "1", "b", "2", "c", "3")))
         .isEqualTo("would need 11 message attributes: 3 headers and 8 of the relay's own"
-            + " (outbox-group-key for the group key, outbox-body-encoding as its payload goes as"
-            + " Base64 because its content type 'application/octet-stream' is not textual (JSON,"
-            + " XML or text/*)); SQS allows 10 per message: drop 1 header(s)");
+            + " (outbox-group-key for the group key, outbox-body-encoding as the payload goes as"
+            + " Base64: its content type 'application/octet-stream' is not textual (JSON, XML or"
+            + " text/*)); SQS allows 10 per message: drop 1 header(s)");
     assertThat(CONSTRAINTS.checkMessage("T", null, "text/plain", new byte[] {(byte) 0xC3},
         Map.of("a", "1", "b", "2", "c", "3", "d", "4")))
-        .contains("11 message attributes", "because it is not valid UTF-8");
+        .contains("11 message attributes", "Base64: it is not valid UTF-8");
+  }
+
+  @Test
+  void a_text_payload_that_must_go_as_base64_is_counted_as_base64_and_the_refusal_says_why() {
+    byte[] payload = new byte[200_000];
+    java.util.Arrays.fill(payload, (byte) 'x');
+    assertThat(CONSTRAINTS.checkMessage("T", null, "application/json", payload, Map.of()))
+        .isNull();
+    System.arraycopy("\uFFFF".getBytes(java.nio.charset.StandardCharsets.UTF_8), 0, payload, 0, 3);
+    assertThat(CONSTRAINTS.checkMessage("T", null, "application/json", payload, Map.of()))
+        .startsWith("would take up to ")
+        .contains(" bytes as SQS counts them: a body of 266668 bytes (the 200000 bytes of payload"
+            + " in Base64: it holds the character U+FFFF, which SQS refuses in a message body), 0"
+            + " headers of 0 bytes and the relay's own attributes of up to ")
+        .contains("the queue takes at most 262144 bytes (outbox.orders.sqs.max-message-size)."
+            + " With these attributes the payload can have at most ");
   }
 
   private static OutboxRecord record(long id, long payloadBytes) {

@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
@@ -45,7 +46,7 @@ class SqsHostileInputThroughOutboxTest {
 
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final String[] OUTBOXES =
-      {"attributes", "base64count", "base64size", "size", "types", "partial"};
+      {"attributes", "base64count", "base64size", "size", "types", "partial", "keys"};
 
   private final Map<String, String> queues = new LinkedHashMap<>();
   private UnreliableEndpoint partialEndpoint;
@@ -301,6 +302,50 @@ class SqsHostileInputThroughOutboxTest {
     Map<String, Long> expected = new LinkedHashMap<>();
     ids.forEach((label, id) -> expected.put(Long.toString(id), label.equals("a1") ? 2L : 1L));
     assertThat(sends).isEqualTo(expected);
+  }
+
+  /**
+   * Group keys SQS cannot take as a MessageGroupId (255 emoji, spaces, a tab, non-ASCII) are
+   * hashed, keys it can (all of ASCII's punctuation, 128 characters, one that looks like an
+   * ungrouped id) are used as they are; each arrives with its key unchanged, in order per key.
+   */
+  @Test
+  void unusual_group_keys_arrive_unchanged_and_in_order_with_a_group_id_sqs_takes()
+      throws Exception {
+    String name = "keys";
+    StringBuilder punctuation = new StringBuilder();
+    for (char c = '!'; c <= '~'; c++) {
+      if (!Character.isLetterOrDigit(c)) {
+        punctuation.append(c);
+      }
+    }
+    List<String> hashed = List.of("\uD83C\uDF89".repeat(255), " spaced key ", "tab\tkey",
+        "x".repeat(129), "caf\u00e9");
+    List<String> asIs = List.of(punctuation.toString(), "y".repeat(128), "outbox-ungrouped-3");
+    List<String> keys = new java.util.ArrayList<>(hashed);
+    keys.addAll(asIs);
+    Map<String, List<Long>> published = new LinkedHashMap<>();
+    for (int round = 0; round < 2; round++) {
+      container.inTransaction(() -> {
+        for (String key : keys) {
+          published.computeIfAbsent(key, k -> new java.util.ArrayList<>())
+              .add(outbox.publish(name, new HostileEvent(key, "m", Map.of())));
+        }
+      });
+    }
+
+    QueueReader reader = new QueueReader(SQS.client(), queues.get(name));
+    await().atMost(WAIT).until(() -> reader.poll() >= 2 * keys.size());
+    await().atMost(WAIT).until(() -> admin.counts(name).pending() == 0);
+
+    assertThat(reader.idsByGroupKey()).isEqualTo(published);
+    assertThat(reader.received()).allSatisfy(message -> assertThat(message.groupId())
+        .isEqualTo(asIs.contains(message.groupKey()) ? message.groupKey()
+            : SqsRules.groupIdOf(message.groupKey()))
+        .matches("[\\x21-\\x7E]{1,128}"));
+    assertThat(reader.received()).filteredOn(message -> hashed.contains(message.groupKey()))
+        .allSatisfy(message -> assertThat(message.groupId()).startsWith("sha256-"));
+    assertThat(metrics.count(OutboxMetrics.FAILED_ATTEMPTS, name)).isZero();
   }
 
   private static Map<String, String> headers(int count) {

@@ -137,10 +137,10 @@ public class SqsRelayProvider implements RelayProvider {
 
   /**
    * What SQS cannot carry: attribute names outside its rules, attribute values that are empty or
-   * hold characters SQS refuses, payloads and headers that alone exceed the maximum message size.
-   * What a single header cannot show (the 10-attribute limit, the size of the whole message, the
-   * group key's characters) is checked by the relay before it sends; see the package
-   * documentation.
+   * hold characters SQS refuses, a type or group key with such characters, an empty payload, and a
+   * message that as sent would have more than 10 attributes or exceed the maximum message size
+   * (its body as text or Base64, every attribute counted, ids at their largest). The relay checks
+   * stored records again before it sends; see the package documentation.
    *
    * @param context the outbox and its settings (already validated)
    * @return thread-safe constraints

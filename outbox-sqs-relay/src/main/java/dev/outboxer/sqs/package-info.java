@@ -42,10 +42,12 @@
  *       outage, a revived dead message that had in fact been delivered) arrives again. Consumers
  *       drop duplicates by {@value dev.outboxer.spi.StandardHeaders#ID}: within a group ids only
  *       increase. A standard queue adds its own at-least-once copies.</li>
- *   <li><b>Failures.</b> An entry SQS refuses (an attribute value it does not accept, say) fails
- *       that record. A record that can never be sent (more than 10 message attributes, larger than
- *       {@code max-message-size}, an empty payload, a group key with characters SQS refuses in an
- *       attribute) fails without a call. A call that fails as a whole (endpoint unreachable,
+ *   <li><b>Failures.</b> A message that could never be sent (more than 10 message attributes,
+ *       larger than {@code max-message-size} with its attributes and its body as it will be sent,
+ *       an empty payload, a type or group key with characters SQS refuses in an attribute) is
+ *       refused by {@code publish}. An entry SQS refuses (an attribute value it does not accept,
+ *       say) fails that record. A stored record that can never be sent (written before those
+ *       checks) fails without a call. A call that fails as a whole (endpoint unreachable,
  *       throttling past the SDK's retries, timeouts, a queue that does not exist, refused
  *       credentials) fails the batch: the relay throws and the core retries every unconfirmed
  *       record with backoff.</li>
@@ -63,7 +65,7 @@
  * outbox-fencing-token} (type Number), {@code outbox-name}, {@code outbox-type}, {@code
  * outbox-content-type} and, for a message with group key, {@code outbox-group-key} (type String).
  * SQS allows 10 attributes per message: with 6 to 8 of the relay's own, a message can carry 2 to
- * 4 headers. Ask for them with {@code MessageAttributeNames=All} when receiving.
+ * 4 headers ({@code publish} refuses one that would need more). Ask for them with {@code MessageAttributeNames=All} when receiving.
  *
  * <pre>
  * outbox.orders.relay=sqs

@@ -32,7 +32,9 @@ public interface MessageConstraints {
   /**
    * Checks the message as a whole, after its headers passed {@link #checkHeader}: for limits that
    * depend on several fields together, such as a destination's maximum message size counting the
-   * payload and the headers, or its number of attributes.
+   * payload and the headers, or its number of attributes. {@code publish} reaches it through the
+   * default {@link #checkMessage(String, String, String, byte[], java.util.Map)}; a relay that
+   * needs the type or the payload's bytes overrides that one instead.
    *
    * @param groupKey the group key, or {@code null}
    * @param contentType the payload's media type

@@ -21,7 +21,11 @@ import java.util.List;
  * With {@code serialize-writes}, {@link #retryDead} and {@link #retryDeadGroup} take the write lock
  * of every group they revive before they draw the new ids, as {@code publish} does: they wait for
  * a transaction that published to one of those groups and has not ended, so a revived message
- * comes after it in id, commit and relay order. Otherwise no admin operation holds up a publish:
+ * comes after it in id, commit and relay order. One transaction takes at most 1,000 such locks (the
+ * database holds each until the transaction ends; PostgreSQL's lock table is shared by the whole
+ * server): outside a transaction, {@link #retryDead} of dead messages of more groups revives them
+ * 1,000 groups a transaction; in the caller's transaction it is refused and revives nothing.
+ * Otherwise no admin operation holds up a publish:
  * while an admin transaction is open, publishers of other groups go on (no range of the message
  * table is locked, also on MariaDB).
  *
@@ -134,6 +138,9 @@ public interface OutboxAdmin {
    * @param ids the ids of the dead messages to revive; none means all dead messages of the outbox.
    *     Ids that are not dead messages of this outbox are ignored.
    * @return how many messages were revived
+   * @throws OutboxException with {@code serialize-writes}, in the caller's transaction, if the
+   *     messages belong to more than 1,000 groups (nothing is revived); outside a transaction, if a
+   *     later part of a revive of more groups failed (the message says how many were revived)
    */
   int retryDead(String outbox, long... ids);
 

@@ -130,8 +130,40 @@ public class OutboxAdminBean implements OutboxAdmin {
   public int retryDead(String outbox, long... ids) {
     OutboxSettings settings = configuration.require(outbox);
     List<Long> list = ids == null || ids.length == 0 ? null : Arrays.stream(ids).distinct().boxed().toList();
+    if (settings.serializeWrites() && !transactions.isActive()) {
+      // More groups than one transaction may lock: a transaction per part (in the caller's, the revive refuses them).
+      List<List<Long>> parts = call(connection -> statements.reviveParts(connection, outbox, list, true));
+      if (!parts.isEmpty()) {
+        return reviveInParts(outbox, parts);
+      }
+    }
     return change(outbox, connection -> statements.revive(connection, outbox, list, null, time.nowUtc(),
         settings.serializeWrites()), revived -> revived(outbox, "", revived)).size();
+  }
+
+  /**
+   * Revives the parts one after the other, each in a transaction of its own (and run again after a
+   * deadlock, as any change): what a part revived stays revived if a later part fails.
+   */
+  private int reviveInParts(String outbox, List<List<Long>> parts) {
+    int total = 0;
+    for (int i = 0; i < parts.size(); i++) {
+      List<Long> part = parts.get(i);
+      String which = " (part " + (i + 1) + " of " + parts.size() + ", at most " + AdminStatements.MAX_GROUP_LOCKS
+          + " groups a transaction)";
+      try {
+        total += change(outbox, connection -> statements.revive(connection, outbox, part, null, time.nowUtc(), true),
+            revived -> revived(outbox, which, revived)).size();
+      } catch (RuntimeException e) {
+        if (i == 0) {
+          throw e;
+        }
+        throw new OutboxException("Outbox '" + outbox + "': reviving part " + (i + 1) + " of " + parts.size() + " of"
+            + " the dead messages failed (" + e.getMessage() + "); the " + total + " message(s) of the parts before"
+            + " are revived and committed, the rest are still dead: call retryDead again to revive them.", e);
+      }
+    }
+    return total;
   }
 
   @Override

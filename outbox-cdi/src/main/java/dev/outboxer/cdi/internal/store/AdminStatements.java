@@ -31,6 +31,16 @@ public class AdminStatements {
   /** Ids bound in one statement: well below the 65,535 parameters PostgreSQL and MariaDB allow. */
   static final int IDS_PER_STATEMENT = 10_000;
 
+  /**
+   * The most serialize-writes group locks one revive takes in one transaction. The database keeps
+   * each until the transaction ends, and on PostgreSQL each advisory lock takes a slot of the
+   * server's shared lock table ({@code max_locks_per_transaction} times {@code max_connections +
+   * max_prepared_transactions} slots for all sessions together: 6,400 with the defaults). A revive
+   * of the dead messages of tens of thousands of groups in one transaction ran out of it ("out of
+   * shared memory"), and so did every other session of the server that asked for a lock meanwhile.
+   */
+  public static final int MAX_GROUP_LOCKS = 1_000;
+
 
   private static final String DEAD_COLUMNS = "id, outbox, group_key, message_type, attempts, last_error, %s, %s";
 
@@ -362,6 +372,14 @@ public class AdminStatements {
     if (serializeWrites && !dialect.singleWriter()) {
       TreeSet<String> groups = new TreeSet<>();
       dead.values().stream().filter(java.util.Objects::nonNull).forEach(groups::add);
+      if (groups.size() > MAX_GROUP_LOCKS) {
+        throw new OutboxException("Outbox '" + outbox + "': the revive concerns " + dead.size() + " dead message(s) of "
+            + groups.size() + " groups; with serialize-writes it takes the write lock of each group until its"
+            + " transaction ends, and at most " + MAX_GROUP_LOCKS + " in one transaction (on PostgreSQL each lock takes"
+            + " a slot of the server's lock table, which all sessions share). Nothing was revived. Call retryDead"
+            + " outside a transaction (it then revives them " + MAX_GROUP_LOCKS + " groups a transaction), or"
+            + " revive fewer groups at once (by ids, or with retryDeadGroup).");
+      }
       for (String group : groups) {
         PublishStatements.lockGroup(connection, dialect, outbox, group, now);
       }
@@ -386,6 +404,49 @@ public class AdminStatements {
       }
     }
     return revived;
+  }
+
+  /**
+   * The dead messages of the outbox (of the ids given; null for all) cut into revives that take at
+   * most {@link #MAX_GROUP_LOCKS} group locks each: whole groups, in group-key order, the ungrouped
+   * messages with the first. Empty if one revive will do (no {@code serializeWrites}, SQLite, or no
+   * more groups than that). A plain read: nothing is locked.
+   */
+  public List<List<Long>> reviveParts(Connection connection, String outbox, List<Long> ids, boolean serializeWrites)
+      throws SQLException {
+    if (!serializeWrites || database.dialect().singleWriter() || ids != null && ids.isEmpty()) {
+      return List.of();
+    }
+    Map<Long, String> dead = new TreeMap<>();
+    for (List<Long> slice : ids == null ? java.util.Collections.<List<Long>>singletonList(null) : slices(ids)) {
+      dead.putAll(deadOf(connection, outbox, slice, null));
+    }
+    TreeMap<String, List<Long>> byGroup = new TreeMap<>();
+    List<Long> ungrouped = new ArrayList<>();
+    dead.forEach((id, group) -> {
+      if (group == null) {
+        ungrouped.add(id);
+      } else {
+        byGroup.computeIfAbsent(group, key -> new ArrayList<>()).add(id);
+      }
+    });
+    if (byGroup.size() <= MAX_GROUP_LOCKS) {
+      return List.of();
+    }
+    List<List<Long>> parts = new ArrayList<>();
+    List<Long> part = new ArrayList<>(ungrouped);
+    int groups = 0;
+    for (List<Long> ofGroup : byGroup.values()) {
+      if (groups == MAX_GROUP_LOCKS) {
+        parts.add(part);
+        part = new ArrayList<>();
+        groups = 0;
+      }
+      part.addAll(ofGroup);
+      groups++;
+    }
+    parts.add(part);
+    return parts;
   }
 
   /**

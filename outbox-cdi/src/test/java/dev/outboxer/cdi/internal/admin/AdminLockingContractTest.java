@@ -261,6 +261,44 @@ abstract class AdminLockingContractTest {
         () -> Rows.messages(database(), OUTBOX) + " rows left");
   }
 
+  @Test
+  void a_revive_in_the_callers_transaction_that_the_database_rolls_back_to_break_a_deadlock_is_not_run_again()
+      throws Exception {
+    publishDead("g1", "g2");
+    java.util.logging.Logger adminLog = java.util.logging.Logger.getLogger(OutboxAdminBean.class.getName());
+    adminLog.setLevel(Level.INFO);
+    try (LogCapture logs = LogCapture.start(); Connection other = database().connect()) {
+      other.setAutoCommit(false);
+      ballast(other);
+      lockGroup(other, OUTBOX, "g2");
+      // The same cycle as above, but the revive runs in a transaction the caller began: the database rolled back the
+      // caller's work too, so nothing may be run again behind its back.
+      CompletableFuture<Integer> revive = CompletableFuture.supplyAsync(
+          () -> inTransaction(() -> admin.retryDead(OUTBOX)), threads);
+      awaitLockWait("the revive waits for group g2's lock");
+      lockGroup(other, OUTBOX, "g1");
+      other.commit();
+
+      Throwable failure = null;
+      try {
+        revive.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      } catch (ExecutionException e) {
+        failure = e.getCause();
+      }
+      assertThat(failure).as("the revive in the caller's transaction, rolled back by the database")
+          .isInstanceOf(dev.outboxer.OutboxException.class)
+          .hasMessageContaining("the database broke a deadlock by rolling back the caller's transaction during an"
+              + " admin operation")
+          .hasMessageContaining("run it again");
+      assertThat(logs.messages(Level.INFO)).as("no retry inside the caller's transaction; " + logs.dump())
+          .noneMatch(line -> line.contains("it is run again"));
+    } finally {
+      adminLog.setLevel(null);
+    }
+    assertThat(admin.counts(OUTBOX).dead()).as("dead messages left: nothing of the caller's transaction committed")
+        .isEqualTo(2);
+  }
+
   private static void ballast(Connection connection) throws SQLException {
     StringBuilder sql = new StringBuilder("INSERT INTO test_order (id, description) VALUES ");
     for (int i = 0; i < BALLAST; i++) {

@@ -61,11 +61,14 @@ final class LocalRelay implements Relay {
    * failed when it threw (or its message cannot be decoded, or no handler takes its type).
    * Held-back records are skipped without a report.
    *
-   * <p><b>A handler that returns after the deadline</b> dooms the transaction and is left
-   * unreported (its confirmation would come after the worker stopped listening). The core charges
-   * the first unreported record of a timed-out batch an attempt, with the relay timeout as its
-   * error, also when the transaction was marked for rollback: a handler that is always too slow
-   * backs off and dies after {@code max-attempts} instead of holding its partition forever.
+   * <p><b>A handler that returns after the deadline</b> (less {@link #DEADLINE_MARGIN}) dooms the
+   * transaction and is reported failed, not confirmed: its work cannot commit. If the worker has
+   * stopped listening by then, the report is ignored and the core charges the first unreported
+   * record of a timed-out batch an attempt, with the relay timeout as its error, also when the
+   * transaction was marked for rollback. Either way a handler that is always too slow backs off and
+   * dies after {@code max-attempts} instead of holding its partition forever. (A confirmation there,
+   * inside the margin and before the worker's timeout, left the message uncharged in a batch that
+   * rolled back: it was run again forever with 0 attempts.)
    *
    * <p><b>After a handler failure</b> the relay marks the transaction for rollback: the failed
    * handler may have written, and only the rollback of the whole transaction takes that back. The
@@ -105,18 +108,12 @@ final class LocalRelay implements Relay {
         batch.confirm(record); // unhandled, in a transaction that cannot commit: see the method comment
         continue;
       }
-      doomed = !handle(batch, record);
-      if (!doomed && System.nanoTime() - deadline >= 0) {
-        // The confirmation may have come after the worker stopped listening, then it counts as a failure:
-        // the handler's writes must not commit without the deletion.
-        transaction.doom();
-        return;
-      }
+      doomed = !handle(batch, record, deadline);
     }
   }
 
   /** Handles one record and reports it; returns false if the transaction can no longer commit. */
-  private boolean handle(RelayBatch batch, OutboxRecord record) {
+  private boolean handle(RelayBatch batch, OutboxRecord record, long deadline) {
     HandlerRoutes.Route route = routes.find(record.type()).orElse(null);
     if (route == null) {
       // Nothing was written: fail this message alone, the rest of the batch goes on.
@@ -157,6 +154,19 @@ final class LocalRelay implements Relay {
       flush.flush();
     } catch (Throwable refused) {
       return failed(batch, record, refused);
+    }
+    if (System.nanoTime() - deadline >= 0) {
+      // Returned too late: the worker may have stopped listening, and a confirmation accepted now would still end in
+      // a rollback (the transaction is doomed below) without the message being charged. Report it failed instead:
+      // the core charges a reported failure also in a batch that rolls back (and, should the worker have stopped
+      // listening already, the record it was stuck on after its timeout).
+      transaction.doom();
+      batch.fail(record, new LocalRelayException("The handler " + route.describe() + " of outbox '" + outbox
+          + "' returned from message " + record.id() + " (type " + record.type() + ") less than "
+          + DEADLINE_MARGIN.toMillis() + "ms before outbox." + outbox + ".relay-timeout ran out, when the worker may"
+          + " no longer be listening; its work is rolled back and the message counts as a failed attempt. Make the"
+          + " handler faster, or raise relay-timeout (and transaction-timeout).", null));
+      return false;
     }
     batch.confirm(record);
     return true;

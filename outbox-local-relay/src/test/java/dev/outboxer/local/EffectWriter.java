@@ -48,6 +48,10 @@ public class EffectWriter {
       entityManager.createNativeQuery("SELECT CAST(pg_sleep(" + HandlerScript.SLOW.toMillis() / 1000.0 + ") AS text)")
           .getSingleResult();
     }
+    if (failure == HandlerScript.Failure.SLOW_INTO_THE_MARGIN) {
+      entityManager.createNativeQuery("SELECT CAST(pg_sleep(" + HandlerScript.NEARLY_TIMED_OUT.toMillis() / 1000.0
+          + ") AS text)").getSingleResult();
+    }
     if (failure == HandlerScript.Failure.FAIL_COMMIT) {
       registry().registerInterposedSynchronization(new BeforeCommit(() -> {
         throw new IllegalStateException("induced commit failure after " + group + "/" + seq);

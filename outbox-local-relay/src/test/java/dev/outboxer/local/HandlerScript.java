@@ -35,8 +35,17 @@ public class HandlerScript {
      * Writes its effect, then waits {@link #SLOW} in a database call (deaf to the worker's interrupt, as a slow
      * query is) and returns normally: longer than the outbox's relay-timeout.
      */
-    SLOW_AFTER_WRITE
+    SLOW_AFTER_WRITE,
+    /**
+     * Writes its effect and returns {@link #NEARLY_TIMED_OUT} after its write: past the point where
+     * the local relay stops starting handlers (relay-timeout less its margin of 100 ms) but, in a
+     * batch of its own on a relay-timeout of 1s, before the worker stops listening.
+     */
+    SLOW_INTO_THE_MARGIN
   }
+
+  /** How long a {@link Failure#SLOW_INTO_THE_MARGIN} handler takes after its write, for relay-timeout=1s. */
+  public static final java.time.Duration NEARLY_TIMED_OUT = java.time.Duration.ofMillis(930);
 
   /** How long a {@link Failure#SLOW_AFTER_WRITE} handler takes after its write. */
   public static final java.time.Duration SLOW = java.time.Duration.ofMillis(1_600);

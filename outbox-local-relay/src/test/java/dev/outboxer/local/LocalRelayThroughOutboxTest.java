@@ -391,6 +391,31 @@ class LocalRelayThroughOutboxTest {
     }
   }
 
+  @Test
+  void a_handler_that_returns_within_the_last_100ms_before_the_relay_timeout_is_charged_an_attempt() throws Exception {
+    // The relay stops 100 ms before relay-timeout: a handler that returns inside that margin gets its transaction
+    // rolled back, so its message must count as failed, not as confirmed, or it is run again forever with 0 attempts.
+    String late = prefix + "late";
+    script.fail("slow", late, 1, Failure.SLOW_INTO_THE_MARGIN, Integer.MAX_VALUE);
+    container.clock().freeze();
+    try {
+      // A first message warms the handler's path up (class loading, the first statements), so that the late one,
+      // alone in its batch, starts right after the batch's deadline is set.
+      String warm = prefix + "warm";
+      container.inTransaction(() -> outbox.publish("slow", new OrderEvent(warm, 1)));
+      await().atMost(Duration.ofSeconds(20)).until(() -> effectsOf(prefix).containsKey(warm));
+      container.inTransaction(() -> outbox.publish("slow", new OrderEvent(late, 1)));
+
+      await().atMost(Duration.ofSeconds(20)).until(() -> attemptsOf("slow", late, 1) == 1);
+      assertThat(effectsOf(prefix)).as("the late handler's write was rolled back").doesNotContainKey(late);
+      // Reported failed by the relay; or, had the worker stopped listening first, charged for its timeout.
+      assertThat(lastErrorOf("slow", late, 1)).as("last error of the late message").containsAnyOf(
+          "less than 100ms before outbox.slow.relay-timeout ran out", "did not report within outbox.slow.relay-timeout");
+    } finally {
+      container.clock().unfreeze();
+    }
+  }
+
   /** A message type no handler takes. */
   public record Unhandled(String key) implements OutboxMessage {
     @Override

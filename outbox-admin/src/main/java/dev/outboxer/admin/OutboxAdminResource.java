@@ -196,9 +196,10 @@ public class OutboxAdminResource {
 
   /**
    * Refuses an outbox name that is not configured with 404 before OutboxAdmin is called with it.
-   * OutboxAdmin would refuse it too, but by throwing from its {@code @Transactional} methods, and
-   * Open Liberty writes an FFDC incident for every exception leaving a {@code @Transactional}
-   * method: a mistyped name in a URL is an expected error and must not leave one.
+   * OutboxAdmin refuses it too (before its transactional work starts), but the resource does not
+   * rely on how OutboxAdmin is built: Open Liberty writes an FFDC incident for every exception
+   * leaving a {@code @Transactional} method, and a mistyped name in a URL is an expected error that
+   * must not leave one.
    */
   private void requireKnown(String outbox) {
     List<String> known = admin.outboxes();

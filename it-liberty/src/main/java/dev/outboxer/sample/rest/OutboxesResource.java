@@ -69,9 +69,9 @@ public class OutboxesResource {
 
   /**
    * The name if such an outbox is configured, else {@link UnknownOutboxException} (a 404), thrown
-   * here rather than by OutboxAdmin: Open Liberty writes an FFDC incident for every exception that
-   * leaves a {@code @Transactional} method, as OutboxAdmin's are, and a wrong name in a URL is an
-   * expected error.
+   * here rather than left to OutboxAdmin (which refuses it before its transactional work starts):
+   * Open Liberty writes an FFDC incident for every exception that leaves a {@code @Transactional}
+   * method, and a wrong name in a URL is an expected error, whatever OutboxAdmin's implementation.
    */
   private String known(String name) {
     List<String> outboxes = admin.outboxes();

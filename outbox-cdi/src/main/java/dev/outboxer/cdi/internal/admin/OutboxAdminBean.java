@@ -1,6 +1,5 @@
 package dev.outboxer.cdi.internal.admin;
 
-import dev.outboxer.cdi.internal.LogText;
 import dev.outboxer.BlockedGroup;
 import dev.outboxer.DeadMessage;
 import dev.outboxer.OutboxAdmin;
@@ -8,6 +7,7 @@ import dev.outboxer.OutboxCounts;
 import dev.outboxer.OutboxException;
 import dev.outboxer.PartitionStatus;
 import dev.outboxer.WorkerStatus;
+import dev.outboxer.cdi.internal.LogText;
 import dev.outboxer.cdi.internal.work.OutboxRuntime;
 import dev.outboxer.cdi.internal.work.PartitionActivity;
 import dev.outboxer.cdi.internal.cdi.TimeSource;

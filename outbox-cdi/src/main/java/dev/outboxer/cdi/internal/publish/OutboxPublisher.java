@@ -1,6 +1,5 @@
 package dev.outboxer.cdi.internal.publish;
 
-import dev.outboxer.cdi.internal.LogText;
 import dev.outboxer.InvalidOutboxMessageException;
 import dev.outboxer.Outbox;
 import dev.outboxer.OutboxConfigurationException;
@@ -9,6 +8,7 @@ import dev.outboxer.OutboxMessage;
 import dev.outboxer.OutboxTransactionRequiredException;
 import dev.outboxer.Outboxed;
 import dev.outboxer.UnknownOutboxException;
+import dev.outboxer.cdi.internal.LogText;
 import dev.outboxer.cdi.internal.cdi.EntityManagerLookup;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;

@@ -1,7 +1,7 @@
 package dev.outboxer.cdi.internal.work;
 
-import dev.outboxer.cdi.internal.LogText;
 import dev.outboxer.Ordering;
+import dev.outboxer.cdi.internal.LogText;
 import dev.outboxer.cdi.internal.cdi.NodeIdentity;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
 import dev.outboxer.cdi.internal.config.Durations;

@@ -70,6 +70,10 @@ class PrimedWorkerTest {
       throws Exception {
     long tokenBefore = fencingToken();
     boolean[] heldDuringCommit = new boolean[1];
+    // Opened before the commit: the primed worker holds the partition for at most CommitGate.MAX_WAIT (100 ms)
+    // while the commit waits for this synchronisation, and a connection opened inside that window (tens of
+    // milliseconds on a loaded machine) made the check miss it now and then (seen once in CI under load).
+    Connection probe = container.database().connect();
     transactions.begin();
     long id = outbox.publish("orders", new Keyed("primed", 1));
     registry().registerInterposedSynchronization(new Synchronization() {
@@ -79,9 +83,9 @@ class PrimedWorkerTest {
         // claims the partition now, and holds it until the commit is through.
         // One connection, asked again and again: the worker waits for the commit for a limited time only.
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        try (Connection connection = container.database().connect()) {
+        try {
           while (!heldDuringCommit[0] && System.nanoTime() < deadline) {
-            heldDuringCommit[0] = partitionHeldByAnotherTransaction(connection);
+            heldDuringCommit[0] = partitionHeldByAnotherTransaction(probe);
           }
         } catch (SQLException e) {
           throw new IllegalStateException(e);
@@ -91,7 +95,11 @@ class PrimedWorkerTest {
       @Override
       public void afterCompletion(int status) {}
     });
-    transactions.commit();
+    try {
+      transactions.commit();
+    } finally {
+      probe.close();
+    }
 
     assertThat(heldDuringCommit[0]).as("the partition was claimed while the publisher was in its commit").isTrue();
     assertThat(relay.awaitConfirmations(1, Duration.ofSeconds(5))).extracting(OutboxRecord::id).containsExactly(id);

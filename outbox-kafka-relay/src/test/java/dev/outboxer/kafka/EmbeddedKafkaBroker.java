@@ -152,6 +152,32 @@ public final class EmbeddedKafkaBroker implements BeforeAllCallback, AfterAllCal
     try (Admin admin = admin()) {
       admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs)))
           .all().get();
+      awaitLeaders(admin, name, partitions);
+    }
+  }
+
+  /**
+   * The creation is acknowledged by the controller before the broker serves the new partitions: a
+   * producer's first records could wait for a leader until their delivery timeout (seen in CI on
+   * a loaded machine: the first batches of a test failed after 7.5 s). Returns once the broker's
+   * metadata names a leader for every partition.
+   */
+  private static void awaitLeaders(Admin admin, String name, int partitions) throws Exception {
+    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+    while (true) {
+      try {
+        var description = admin.describeTopics(List.of(name)).allTopicNames().get().get(name);
+        if (description.partitions().size() == partitions && description.partitions().stream()
+            .allMatch(partition -> partition.leader() != null && !partition.leader().isEmpty())) {
+          return;
+        }
+      } catch (java.util.concurrent.ExecutionException notYetKnown) {
+        // UnknownTopicOrPartitionException until the broker has the topic: ask again.
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("Topic " + name + " has no leader for every partition after 30 s");
+      }
+      Thread.sleep(20);
     }
   }
 

@@ -23,6 +23,9 @@ public final class LogCapture implements AutoCloseable {
   private final Handler handler = new Handler() {
     @Override
     public void publish(LogRecord record) {
+      // Formatted in full, stack trace included, as a console or file handler does: a record that cannot be
+      // formatted fails the logging call here as it would in a server.
+      formatter.format(record);
       records.add(record);
     }
 

@@ -19,6 +19,7 @@ import dev.outboxer.cdi.internal.store.BatchStatements.StoredMessage;
 import dev.outboxer.cdi.internal.tx.Transactions;
 import dev.outboxer.cdi.internal.tx.Transactions.Outcome;
 import dev.outboxer.cdi.internal.tx.Transactions.Tx;
+import dev.outboxer.spi.Failures;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.spi.Relay;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -119,7 +120,7 @@ public class BatchProcessor {
       if (batch != null && batch.relayed) {
         // The relay may have delivered some of it: the rows stay pending and go out again.
         LOG.log(Level.FINE, "Outbox '" + settings.name() + "', partition " + partition + ": the batch failed after the"
-            + " relay had it; its messages will be delivered again", e);
+            + " relay had it; its messages will be delivered again", Failures.loggable(e));
       }
       throw e;
     }
@@ -194,7 +195,7 @@ public class BatchProcessor {
         OutboxRecord placeholder = new OutboxRecord(row.id(), settings.name(), partition, row.groupKey(), row.type(),
             row.contentType(), new byte[0], Map.of(), row.attempts(), TimeSource.fromUtc(row.createdAt()));
         unreadable.add(new PartitionBatch.Failure(placeholder, new IllegalStateException("The stored headers of"
-            + " message " + row.id() + " cannot be read: " + corrupt.getMessage(), corrupt)));
+            + " message " + row.id() + " cannot be read: " + Failures.describe(corrupt), corrupt)));
         if (unit != null) {
           brokenUnits.add(unit);
         }
@@ -229,10 +230,6 @@ public class BatchProcessor {
         }
       }
       relayTime = Duration.ofNanos(System.nanoTime() - started);
-      if (thrown instanceof Error error && !(thrown instanceof LinkageError) && !(thrown instanceof AssertionError)) {
-        LOG.log(Level.WARNING, "Outbox '" + settings.name() + "', partition " + partition + ": the relay threw "
-            + thrown.getClass().getName() + "; the batch's unreported messages count as failed", thrown);
-      }
       Throwable unreported = thrown != null ? thrown
           : new IllegalStateException("The relay '" + settings.relay() + "' returned without reporting an outcome");
       outcomes = relayBatch.evaluate(unreported);
@@ -265,7 +262,7 @@ public class BatchProcessor {
         next = TimeSource.toUtc(retryAt);
       }
       failures.add(new BatchStatements.Failure(failure.record().id(), attempts, next,
-          FailureText.describe(failure.cause())));
+          Failures.describe(failure.cause())));
     }
     List<Long> relayedIds = outcomes.confirmed().stream().map(OutboxRecord::id).toList();
 

@@ -1,5 +1,6 @@
 package dev.outboxer.cdi.internal.work;
 
+import dev.outboxer.spi.Failures;
 import java.time.Instant;
 
 /**
@@ -52,7 +53,7 @@ public final class PartitionActivity {
   }
 
   void failed(Throwable failure) {
-    lastFailure = String.valueOf(failure);
+    lastFailure = Failures.describe(failure);
   }
 
   /** Whether a run is going on right now. */

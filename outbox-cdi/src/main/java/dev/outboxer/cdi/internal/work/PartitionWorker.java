@@ -6,6 +6,7 @@ import dev.outboxer.cdi.internal.config.Durations;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
 import dev.outboxer.cdi.internal.jdbc.Sql;
 import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
+import dev.outboxer.spi.Failures;
 import dev.outboxer.spi.Relay;
 import java.time.Duration;
 import java.time.Instant;
@@ -205,7 +206,7 @@ final class PartitionWorker {
       deadlocks++;
       metrics.deadlock(settings.name());
       LOG.log(Level.INFO, "Outbox '" + settings.name() + "', partition " + partition + ": the database broke a"
-          + " deadlock by rolling back this partition's batch; nothing of it was committed and it is retried now", e);
+          + " deadlock by rolling back this partition's batch; nothing of it was committed and it is retried now", Failures.loggable(e));
       return Duration.ofMillis(10L * deadlocks);
     }
     failedBatches++;
@@ -215,13 +216,13 @@ final class PartitionWorker {
     // Said once, then at 10, 100, 1000... failures in a row: an outage must not flood the log.
     boolean loud = failedBatches == 1 || Long.toString(failedBatches).matches("10+");
     String what = e instanceof BatchRolledBackException ? e.getMessage()
-        : "the batch failed and nothing of it was committed (" + FailureText.describe(e) + ")";
+        : "the batch failed and nothing of it was committed (" + Failures.describe(e) + ")";
     // The cause in one line, not a stack trace: a broker or database outage is expected, and its trace says nothing
     // more to an operator. The trace goes to FINE.
     LOG.log(loud ? Level.WARNING : Level.FINE, "Outbox '" + settings.name() + "', partition " + partition + ": "
         + what + "; " + failedBatches + " failed batch(es) in a row, the partition is read again in "
         + delay.toMillis() + "ms");
-    LOG.log(Level.FINE, "The failed batch of outbox '" + settings.name() + "', partition " + partition, e);
+    LOG.log(Level.FINE, "The failed batch of outbox '" + settings.name() + "', partition " + partition, Failures.loggable(e));
     return delay;
   }
 }

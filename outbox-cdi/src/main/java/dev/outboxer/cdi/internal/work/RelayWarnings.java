@@ -2,6 +2,7 @@ package dev.outboxer.cdi.internal.work;
 
 import dev.outboxer.cdi.internal.config.Durations;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
+import dev.outboxer.spi.Failures;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +40,7 @@ final class RelayWarnings {
    */
   void brokenRelay(OutboxSettings settings, int partition, Throwable thrown, boolean timedOut,
       PartitionBatch.Outcomes outcomes, boolean claimLost) {
-    if (claimLost || thrown instanceof Error && !timedOut) {
+    if (claimLost) {
       return; // said already, with its own WARNING
     }
     List<Long> unreported = outcomes.failed().stream().filter(failure -> !failure.reported())
@@ -52,7 +53,7 @@ final class RelayWarnings {
           + Durations.format(settings.relayTimeout()) + " (it was interrupted; reports after that are ignored)";
     } else if (thrown != null) {
       kind = "threw";
-      what = "the relay '" + settings.relay() + "' threw " + FailureText.describe(thrown);
+      what = "the relay '" + settings.relay() + "' threw " + Failures.describe(thrown);
     } else if (!unreported.isEmpty()) {
       kind = "unreported";
       what = "the relay '" + settings.relay() + "' returned without reporting an outcome for every record it was"
@@ -67,10 +68,13 @@ final class RelayWarnings {
     if (loud) {
       lastWarned.put(key, now);
     }
+    // An Error (out of memory, a class missing, an assertion) comes with its stack trace: it points at a bug or a
+    // broken deployment, not at an outage. The stand-in can be logged whatever the relay's throwable does.
+    Throwable trace = thrown instanceof Error && !timedOut ? Failures.loggable(thrown) : null;
     LOG.log(loud ? Level.WARNING : Level.FINE, "Outbox '" + settings.name() + "', partition " + partition + ": "
         + what + "; " + (unreported.isEmpty() ? "every record had been reported"
         : "its unreported message(s) " + abbreviate(unreported) + " count as failed and are retried after their"
-        + " backoff") + (loud ? " (said at most once a minute per partition; the other times at FINE)" : ""));
+        + " backoff") + (loud ? " (said at most once a minute per partition; the other times at FINE)" : ""), trace);
   }
 
   private static String abbreviate(List<Long> ids) {

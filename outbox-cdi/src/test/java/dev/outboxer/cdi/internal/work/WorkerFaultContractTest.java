@@ -94,6 +94,10 @@ abstract class WorkerFaultContractTest {
     outbox(config, "unknown", "infinity", "1m");
     // One outbox per kind of relay breach warned of at most once a minute per partition.
     outbox(config, "thrower", "infinity", "1m");
+    // One each for relays that throw exceptions that cannot describe themselves (each warned of once a minute).
+    outbox(config, "throws-assertion", "infinity", "1m");
+    outbox(config, "throws-overflow", "infinity", "1m");
+    outbox(config, "throws-error", "infinity", "1m");
     outbox(config, "silent", "infinity", "1m");
     outbox(config, "slow", "infinity", "1m");
     config.put("outbox.slow.relay-timeout", "1s");
@@ -162,6 +166,88 @@ abstract class WorkerFaultContractTest {
       throws Exception {
     assertAFailureIsRecordedAndTheRestGoesOutOnce(new IllegalStateException("\u0000\uD800 broker says: "
         + "no ".repeat(2_000_000)));
+  }
+
+  // ---- issue 24, today 1: a failure that cannot describe itself ----
+
+  @Test
+  void a_relay_failure_whose_message_throws_an_assertion_error_is_recorded_and_the_confirmed_messages_go_out_once()
+      throws Exception {
+    assertAFailureIsRecordedAndTheRestGoesOutOnce(new Undescribable(() -> new AssertionError("no description")));
+  }
+
+  @Test
+  void a_relay_failure_whose_description_overflows_the_stack_is_recorded_and_the_confirmed_messages_go_out_once()
+      throws Exception {
+    assertAFailureIsRecordedAndTheRestGoesOutOnce(new SelfDescribing());
+  }
+
+  @Test
+  void a_relay_that_throws_an_exception_whose_message_throws_fails_only_its_unreported_records() throws Exception {
+    ScriptedRelay.script((batch, node) -> {
+      ScriptedRelay.send(batch, batch.records().get(0), node);
+      throw new Undescribable(() -> new AssertionError("no description"));
+    });
+    List<Long> ids = publishTwo("throws-assertion");
+
+    assertFirstDeletedAndSecondFailedWith(ids, Undescribable.class.getName() + " [its description failed");
+    assertWarned(Undescribable.class.getName());
+    assertThat(ScriptedRelay.deliveryCounts()).as("times each message was sent").containsEntry(ids.get(0), 1L);
+  }
+
+  @Test
+  void a_relay_that_throws_an_exception_whose_description_overflows_the_stack_fails_only_its_unreported_records()
+      throws Exception {
+    ScriptedRelay.script((batch, node) -> {
+      ScriptedRelay.send(batch, batch.records().get(0), node);
+      throw new SelfDescribing();
+    });
+    List<Long> ids = publishTwo("throws-overflow");
+
+    assertFirstDeletedAndSecondFailedWith(ids, SelfDescribing.class.getName() + " [its description failed");
+    assertWarned(SelfDescribing.class.getName());
+    assertThat(ScriptedRelay.deliveryCounts()).as("times each message was sent").containsEntry(ids.get(0), 1L);
+  }
+
+  @Test
+  void a_relay_that_throws_an_assertion_error_whose_message_throws_fails_only_its_unreported_records()
+      throws Exception {
+    ScriptedRelay.script((batch, node) -> {
+      ScriptedRelay.send(batch, batch.records().get(0), node);
+      throw new AssertionError() {
+        @Override
+        public String getMessage() {
+          throw new AssertionError("no description");
+        }
+      };
+    });
+    List<Long> ids = publishTwo("throws-error");
+
+    assertFirstDeletedAndSecondFailedWith(ids, "[its description failed");
+    assertWarned("[its description failed: java.lang.AssertionError]");
+    assertThat(ScriptedRelay.deliveryCounts()).as("times each message was sent").containsEntry(ids.get(0), 1L);
+  }
+
+  /** An exception whose every description throws what it is given. */
+  static final class Undescribable extends IllegalStateException {
+    private final transient java.util.function.Supplier<? extends Error> error;
+
+    Undescribable(java.util.function.Supplier<? extends Error> error) {
+      this.error = error;
+    }
+
+    @Override
+    public String getMessage() {
+      throw error.get();
+    }
+  }
+
+  /** An exception whose description calls itself until the stack overflows. */
+  static final class SelfDescribing extends IllegalStateException {
+    @Override
+    public String getMessage() {
+      return "see " + this;
+    }
   }
 
   private void assertAFailureIsRecordedAndTheRestGoesOutOnce(Exception cause) throws Exception {

@@ -80,6 +80,26 @@ public final class Failures {
   }
 
   /**
+   * The failure's own message, without its class or causes: {@code getMessage()} guarded, made
+   * printable and capped at {@value #DEFAULT_MAX_LENGTH} characters.
+   *
+   * @param failure any throwable, or {@code null}
+   * @return the message; {@code null} if the failure is {@code null}, has none, or its message
+   *     cannot be read (then {@link #describe(Throwable)} says why)
+   */
+  public static String message(Throwable failure) {
+    if (failure == null) {
+      return null;
+    }
+    try {
+      String message = failure.getMessage();
+      return message == null ? null : printable(shorten(message, DEFAULT_MAX_LENGTH + 1), DEFAULT_MAX_LENGTH);
+    } catch (Throwable unreadable) {
+      return null;
+    }
+  }
+
+  /**
    * A stand-in for the failure that is safe to hand to a logger, a tracer or a caller: its {@code
    * toString()} and {@code getMessage()} return the failure's {@linkplain #describe(Throwable, int)
    * description} of itself alone, its stack trace is the failure's (empty where that cannot be

@@ -111,6 +111,15 @@ class FailuresTest {
   }
 
   @Test
+  void the_message_alone_is_read_guarded() {
+    assertThat(Failures.message(new IllegalStateException("broker \u0000 down"))).isEqualTo("broker \uFFFD down");
+    assertThat(Failures.message(new Unspeakable(new AssertionError()))).isNull();
+    assertThat(Failures.message(new Recursive())).isNull();
+    assertThat(Failures.message(new IllegalStateException())).isNull();
+    assertThat(Failures.message(null)).isNull();
+  }
+
+  @Test
   void a_length_below_16_is_refused() {
     assertThatThrownBy(() -> Failures.describe(new Exception(), 15)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("15");

@@ -1,5 +1,6 @@
 package dev.outboxer.local;
 
+import dev.outboxer.spi.Failures;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.spi.Relay;
 import dev.outboxer.spi.RelayBatch;
@@ -130,7 +131,8 @@ final class LocalRelay implements Relay {
       } catch (Exception | LinkageError undecodable) {
         batch.fail(record, new LocalRelayException("Outbox '" + outbox + "': the payload of message " + record.id()
             + " (type " + record.type() + ", " + record.contentType() + ") cannot be decoded into "
-            + route.messageClass().getName() + " for the handler " + route.describe() + ": " + undecodable, undecodable));
+            + route.messageClass().getName() + " for the handler " + route.describe() + ": " + Failures.describe(undecodable),
+            undecodable));
         return true;
       }
     }

@@ -1,8 +1,10 @@
 package dev.outboxer.opentelemetry;
 
 import dev.outboxer.Ordering;
+import dev.outboxer.spi.Failures;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.spi.RelayBatch;
+import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
 import io.opentelemetry.api.trace.Span;
@@ -36,6 +38,8 @@ import java.util.concurrent.atomic.AtomicReference;
 final class TracedBatch implements RelayBatch {
 
   /** What the relay reported for a record, and when. */
+  private static final AttributeKey<String> EXCEPTION_TYPE = AttributeKey.stringKey("exception.type");
+  private static final AttributeKey<String> EXCEPTION_MESSAGE = AttributeKey.stringKey("exception.message");
   private record Report(boolean confirmed, Throwable cause, Instant at) {}
 
   /** One record: the core's, the one handed on, its span, and its first report. */
@@ -201,12 +205,13 @@ final class TracedBatch implements RelayBatch {
         end(traced, SpanNames.OUTCOME_CONFIRMED, StatusCode.OK, null, null, at);
       } else {
         if (counted != null) {
-          end(traced, SpanNames.OUTCOME_FAILED, StatusCode.ERROR, String.valueOf(counted.cause()), counted.cause(), at);
+          end(traced, SpanNames.OUTCOME_FAILED, StatusCode.ERROR, Failures.describe(counted.cause()), counted.cause(),
+              at);
         } else if (late) {
           end(traced, SpanNames.OUTCOME_LATE, StatusCode.ERROR, "reported after the batch's deadline: the report is"
               + " ignored and the message counts as failed", thrown != null ? thrown : report.cause(), at);
         } else if (thrown != null) {
-          end(traced, SpanNames.OUTCOME_FAILED, StatusCode.ERROR, String.valueOf(thrown), thrown, at);
+          end(traced, SpanNames.OUTCOME_FAILED, StatusCode.ERROR, Failures.describe(thrown), thrown, at);
         } else {
           end(traced, SpanNames.OUTCOME_UNREPORTED, StatusCode.ERROR, "the relay returned without reporting the"
               + " message: it counts as failed", null, at);
@@ -221,7 +226,12 @@ final class TracedBatch implements RelayBatch {
     Span span = traced.span();
     span.setAttribute(SpanNames.OUTCOME, outcome);
     if (cause != null) {
-      span.recordException(cause);
+      // The relay's throwable may fail when asked to describe itself: the span gets a stand-in that cannot, under
+      // the real class's name.
+      AttributesBuilder exception = Attributes.builder().put(EXCEPTION_TYPE, cause.getClass().getName());
+      String message = Failures.message(cause);
+      exception.put(EXCEPTION_MESSAGE, message != null ? message : Failures.describe(cause));
+      span.recordException(Failures.loggable(cause), exception.build());
     }
     if (description == null) {
       span.setStatus(status);

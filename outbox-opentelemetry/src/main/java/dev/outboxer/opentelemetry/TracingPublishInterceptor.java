@@ -1,6 +1,7 @@
 package dev.outboxer.opentelemetry;
 
 import dev.outboxer.OutboxMessage;
+import dev.outboxer.spi.Failures;
 import dev.outboxer.spi.PublishInterceptor;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Context;
@@ -36,7 +37,8 @@ class TracingPublishInterceptor implements PublishInterceptor {
       // Tracing must never cost a publish: the message goes out untraced.
       if (warned.compareAndSet(false, true)) {
         LOG.log(Level.WARNING, "Outbox '" + outbox + "': the current trace could not be stored with the message ("
-            + broken + "); messages are published without trace headers while this lasts (logged once)", broken);
+            + Failures.describe(broken) + "); messages are published without trace headers while this lasts (logged once)",
+            Failures.loggable(broken));
       }
       return Map.of();
     }

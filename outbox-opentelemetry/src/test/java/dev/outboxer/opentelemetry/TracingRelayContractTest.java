@@ -191,6 +191,50 @@ class TracingRelayContractTest {
   }
 
   @Test
+  void a_failure_that_cannot_describe_itself_ends_its_span_failed_and_reaches_the_core_unchanged() throws Exception {
+    OutboxRecord failing = record("g");
+    OutboxRecord other = record("h");
+    TestRelayBatch batch = TestRelayBatch.of(Ordering.GROUP, failing, other);
+    Undescribable cause = new Undescribable();
+
+    relay(batch, inner -> {
+      inner.fail(inner.records().get(0), cause);
+      inner.confirm(inner.records().get(1));
+    });
+
+    assertThat(batch.failure(failing)).isSameAs(cause);
+    SpanData failed = span(failing);
+    assertThat(outcome(failed)).isEqualTo("failed");
+    assertThat(failed.getStatus().getDescription())
+        .isEqualTo(Undescribable.class.getName() + " [its description failed: java.lang.AssertionError]");
+    assertThat(failed.getEvents()).singleElement().satisfies(event -> assertThat(event.getAttributes()
+        .get(AttributeKey.stringKey("exception.type"))).isEqualTo(Undescribable.class.getName()));
+    assertThat(outcome(span(other))).isEqualTo("confirmed");
+  }
+
+  @Test
+  void a_relay_that_throws_an_exception_that_cannot_describe_itself_gets_it_back_and_its_spans_end()
+      throws Exception {
+    OutboxRecord notSent = record(null);
+    TestRelayBatch batch = TestRelayBatch.of(Ordering.NONE, notSent);
+    Undescribable thrown = new Undescribable();
+
+    assertThatThrownBy(() -> relay(batch, inner -> {
+      throw thrown;
+    })).isSameAs(thrown);
+
+    assertThat(outcome(span(notSent))).isEqualTo("failed");
+  }
+
+  /** An exception whose every description throws. */
+  static final class Undescribable extends IllegalStateException {
+    @Override
+    public String getMessage() {
+      throw new AssertionError("no description");
+    }
+  }
+
+  @Test
   void after_the_claim_lapsed_every_span_says_nothing_of_the_batch_is_committed() throws Exception {
     OutboxRecord one = record("g");
     TestRelayBatch batch = TestRelayBatch.of(Ordering.GROUP, one);

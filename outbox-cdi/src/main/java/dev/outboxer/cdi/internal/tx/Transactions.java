@@ -9,9 +9,13 @@ import jakarta.transaction.HeuristicRollbackException;
 import jakarta.transaction.RollbackException;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
+import jakarta.transaction.Transaction;
+import jakarta.transaction.TransactionManager;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.UserTransaction;
 import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -30,8 +34,11 @@ public class Transactions {
 
   @Inject Instance<TransactionSynchronizationRegistry> registryBeans;
   @Inject Instance<UserTransaction> userTransactionBeans;
+  @Inject Instance<TransactionManager> transactionManagerBeans;
 
   private volatile TransactionSynchronizationRegistry registry;
+  /** Found on first use; empty where the server offers none to applications (Open Liberty). */
+  private volatile Optional<TransactionManager> transactionManager;
 
   public TransactionSynchronizationRegistry registry() {
     TransactionSynchronizationRegistry found = registry;
@@ -40,6 +47,39 @@ public class Transactions {
           ? registryBeans.get()
           : lookup("java:comp/TransactionSynchronizationRegistry", TransactionSynchronizationRegistry.class);
       registry = found;
+    }
+    return found;
+  }
+
+  /**
+   * The transaction manager, where the platform lets an application have it: a CDI bean (Narayana
+   * in Java SE), else WildFly's and the common JNDI names. Outboxer uses it only to roll back a
+   * worker transaction that a relay took off the worker's thread; without it such a transaction
+   * ends at its timeout.
+   */
+  Optional<TransactionManager> transactionManager() {
+    Optional<TransactionManager> found = transactionManager;
+    if (found == null) {
+      found = Optional.empty();
+      try {
+        if (transactionManagerBeans.isResolvable()) {
+          found = Optional.of(transactionManagerBeans.get());
+        }
+      } catch (RuntimeException unavailable) {
+        // no bean: try JNDI
+      }
+      for (String name : new String[] {"java:comp/TransactionManager", "java:jboss/TransactionManager",
+          "java:/TransactionManager"}) {
+        if (found.isPresent()) {
+          break;
+        }
+        try {
+          found = Optional.of((TransactionManager) new InitialContext().lookup(name));
+        } catch (NamingException | RuntimeException notThere) {
+          // the next name
+        }
+      }
+      transactionManager = found;
     }
     return found;
   }
@@ -78,6 +118,10 @@ public class Transactions {
   /** A transaction begun by Outboxer on the calling thread. */
   public final class Tx {
     private final UserTransaction transaction;
+    /** The transaction's key in the registry, to tell it from another one on the thread. */
+    private Object key;
+    /** The transaction itself, where the transaction manager is available: to end it from off its thread. */
+    private Transaction handle;
     private volatile boolean ended;
     /** Whether this thread called commit or rollback: only that dissociates it from the transaction. */
     private boolean finishedHere;
@@ -98,6 +142,56 @@ public class Transactions {
     /** Called on the transaction's own thread: whether it can still commit. */
     public boolean activeOnThisThread() {
       return !ended && status() == Status.STATUS_ACTIVE;
+    }
+
+    /**
+     * Whether the calling thread still has this transaction, as the worker left it with the relay:
+     * {@code null} if so, else how the relay left it ("suspended", "replaced by another
+     * transaction", "ended").
+     */
+    public String tampering() {
+      Object current;
+      try {
+        current = registry().getTransactionKey();
+      } catch (RuntimeException unreadable) {
+        current = null;
+      }
+      if (current != null && current.equals(key)) {
+        return null;
+      }
+      if (current != null) {
+        return "replaced by another transaction";
+      }
+      return ended ? "ended (committed or rolled back)" : "suspended";
+    }
+
+    /**
+     * Puts the thread and the transaction right after a relay took the transaction off the
+     * thread: rolls back a transaction the relay left on the thread in its place, and this one, if
+     * it is still open somewhere, through the transaction manager.
+     *
+     * @return whether this transaction is over now; if not, it ends at its timeout (the platform
+     *     offers no transaction manager to end it earlier)
+     */
+    public boolean rollBackAfterTampering() {
+      finishedHere = true;
+      try {
+        if (registry().getTransactionKey() != null && !Objects.equals(registry().getTransactionKey(), key)) {
+          transaction.rollback(); // the relay's transaction, left on the worker's thread
+        }
+      } catch (Exception | LinkageError e) {
+        LOG.log(Level.FINE, "Rolling back the transaction a relay left on the worker's thread failed", e);
+      }
+      if (!ended && handle != null) {
+        try {
+          handle.rollback();
+        } catch (Exception | LinkageError e) {
+          LOG.log(Level.FINE, "Rolling back the worker's transaction a relay took off its thread failed", e);
+        }
+      }
+      boolean over = ended;
+      ended = true;
+      return over;
     }
 
     /** What made the last commit fail, or null. */
@@ -210,6 +304,11 @@ public class Transactions {
     }
     Tx tx = new Tx(transaction);
     try {
+      tx.key = registry().getTransactionKey();
+      Optional<TransactionManager> manager = transactionManager();
+      if (manager.isPresent()) {
+        tx.handle = handleOf(manager.get());
+      }
       registry().registerInterposedSynchronization(new Synchronization() {
         @Override
         public void beforeCompletion() {}
@@ -225,6 +324,14 @@ public class Transactions {
       throw e;
     }
     return tx;
+  }
+
+  private static Transaction handleOf(TransactionManager manager) {
+    try {
+      return manager.getTransaction();
+    } catch (Exception | LinkageError unavailable) {
+      return null;
+    }
   }
 
   /**

@@ -266,7 +266,11 @@ public class BatchProcessor {
     }
     List<Long> relayedIds = outcomes.confirmed().stream().map(OutboxRecord::id).toList();
 
-    boolean claimHeld = relayBatchClaimHeld(tx, leaseEnd);
+    // A relay must leave the worker's transaction on the worker's thread as it found it. One that suspended, replaced
+    // or ended it left the claim in a transaction nobody will finish: without this, the partition would wait for
+    // the transaction timeout with nothing said.
+    String tampering = records.isEmpty() ? null : tx.tampering();
+    boolean claimHeld = tampering == null && relayBatchClaimHeld(tx, leaseEnd);
     boolean markedForRollback = claimHeld && !tx.activeOnThisThread();
     if (!claimHeld || markedForRollback) {
       // Nothing of the batch can commit: the relay (or an application handler it called) marked the transaction
@@ -277,7 +281,12 @@ public class BatchProcessor {
       // that always outlasts the timeout (a slow handler of the local relay, which then dooms the transaction)
       // would be read again forever without an attempt counted: it would never back off nor die, and its group (or
       // the partition) would wait behind it forever.
-      tx.rollback();
+      boolean tamperedTransactionOver = true;
+      if (tampering != null) {
+        tamperedTransactionOver = tx.rollBackAfterTampering();
+      } else {
+        tx.rollback();
+      }
       List<BatchStatements.Failure> reported = new ArrayList<>();
       List<PartitionBatch.Failure> reportedFailed = new ArrayList<>();
       boolean timeoutCharged = false;
@@ -292,6 +301,15 @@ public class BatchProcessor {
       boolean recorded = recordFailuresAlone(settings, partition, reported, nowUtc);
       if (recorded) {
         logDeaths(settings, partition, reportedFailed, reported);
+      }
+      if (tampering != null) {
+        throw new BatchRolledBackException("the relay '" + settings.relay() + "' returned with the worker's"
+            + " transaction " + tampering + " (a relay must leave the transaction it is called in on the worker's"
+            + " thread, as it found it); nothing of the batch is committed and its " + relayedIds.size()
+            + " confirmed message(s) are delivered again" + (tamperedTransactionOver ? ""
+            : ". The transaction holds the partition until the transaction manager rolls it back after "
+            + settings.key("transaction-timeout") + "=" + Durations.format(settings.transactionTimeout())
+            + " (this platform gives applications no TransactionManager to end it sooner)"));
       }
       if (markedForRollback && (recorded || reported.isEmpty())) {
         // Expected when a handler fails inside the worker's transaction: the failed message backs off on its own,

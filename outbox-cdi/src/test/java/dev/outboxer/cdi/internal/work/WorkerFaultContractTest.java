@@ -102,6 +102,10 @@ abstract class WorkerFaultContractTest {
     outbox(config, "slow", "infinity", "1m");
     config.put("outbox.slow.relay-timeout", "1s");
     outbox(config, "doomed", "infinity", "1m");
+    // A relay that leaves the worker's transaction otherwise than it found it: its lease is long, so a partition
+    // that waits for the transaction manager to time the transaction out shows as a stall.
+    outbox(config, "tamper", "infinity", "100ms");
+    config.put("outbox.tamper.transaction-timeout", "60s");
     config.put("outbox.doomed.relay-timeout", "1s");
     container = OutboxTestContainer.builder(database()).config(config)
         .beans(ScriptedRelay.class, OutboxMetricsProbe.class).start();
@@ -420,6 +424,64 @@ abstract class WorkerFaultContractTest {
     assertFirstDeletedAndSecondFailedWith(ids, "did not report within outbox.doomed.relay-timeout=1s");
     assertThat(ScriptedRelay.deliveryCounts().get(ids.get(0))).as("sent in the rolled-back batch and again")
         .isEqualTo(2L);
+  }
+
+  // ---- issue 24, today 5: a relay that suspends, replaces or ends the worker's transaction ----
+
+  @Test
+  void a_relay_that_suspends_the_workers_transaction_is_warned_of_at_once_and_the_batch_goes_out_again()
+      throws Exception {
+    assertTamperingIsCaught("suspended", () -> {
+      com.arjuna.ats.jta.TransactionManager.transactionManager().suspend();
+    });
+  }
+
+  @Test
+  void a_relay_that_replaces_the_workers_transaction_is_warned_of_at_once_and_the_batch_goes_out_again()
+      throws Exception {
+    assertTamperingIsCaught("replaced", () -> {
+      com.arjuna.ats.jta.TransactionManager.transactionManager().suspend();
+      com.arjuna.ats.jta.UserTransaction.userTransaction().begin();
+    });
+  }
+
+  @Test
+  void a_relay_that_commits_the_workers_transaction_is_warned_of_at_once_and_the_batch_goes_out_again()
+      throws Exception {
+    assertTamperingIsCaught("ended", () -> com.arjuna.ats.jta.UserTransaction.userTransaction().commit());
+  }
+
+  /**
+   * The first batch's relay sends everything, then tampers with the transaction; later batches are
+   * relayed normally. The partition must not wait for the 60 s transaction timeout.
+   */
+  private void assertTamperingIsCaught(String how, Tampering tampering) throws Exception {
+    AtomicBoolean tampered = new AtomicBoolean();
+    ScriptedRelay.script((batch, node) -> {
+      ScriptedRelay.sendAll(batch, node);
+      if (tampered.compareAndSet(false, true)) {
+        tampering.tamper();
+      }
+    });
+    List<Long> ids = publishTwo("tamper");
+
+    Eventually.until(Duration.ofSeconds(10), "the batch is relayed again and deleted, well before the transaction"
+        + " timeout", () -> ids.stream().allMatch(id -> Rows.message(database(), id) == null),
+        () -> "rows " + ids.stream().map(id -> Rows.message(database(), id)).toList() + ", sends "
+            + ScriptedRelay.deliveryCounts() + ", " + logs.dump());
+    assertThat(tampered).isTrue();
+    assertThat(logs.messages(Level.WARNING)).as("WARNING records; " + logs.dump()).anySatisfy(message ->
+        assertThat(message).contains("Outbox 'tamper'", "partition 0", "relay 'scripted'", how));
+    assertThat(ScriptedRelay.deliveryCounts()).as("sent in the tampered batch and once more")
+        .containsEntry(ids.get(0), 2L).containsEntry(ids.get(1), 2L);
+    long later = container.inTransaction(() -> outbox.publish("tamper", Headered.key("c")));
+    Eventually.until(WAIT, "the worker thread goes on relaying", () -> Rows.message(database(), later) == null,
+        logs::dump);
+  }
+
+  @FunctionalInterface
+  private interface Tampering {
+    void tamper() throws Exception;
   }
 
   private static void hangDeafToInterrupts(Duration duration) {

@@ -56,6 +56,18 @@ public interface RelayBatch {
   List<OutboxRecord> records();
 
   /**
+   * The records split into {@linkplain OrderingUnits#waves waves}: the <i>k</i>-th record of every
+   * ordering unit in wave <i>k</i>. A relay that sends several records at once sends a wave only
+   * after every record of the previous one has an outcome (confirmed, failed, or held back), so it
+   * never hands on a record while an earlier record of its unit may still fail.
+   *
+   * @return the waves, each non-empty, in order; unmodifiable
+   */
+  default List<List<OutboxRecord>> waves() {
+    return OrderingUnits.waves(ordering(), records());
+  }
+
+  /**
    * The fencing token of this batch's claim. Tokens come from a database sequence and are taken in
    * the claiming transaction: every later claim of the same partition, by any node, has a greater
    * token, and no two claims share one (a claim whose transaction rolled back does not give its

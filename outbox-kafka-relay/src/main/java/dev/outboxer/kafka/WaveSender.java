@@ -54,7 +54,7 @@ final class WaveSender implements KafkaRelay.BatchSender {
    */
   @Override
   public void send(RelayBatch batch, long deadline) throws InterruptedException {
-    for (List<OutboxRecord> wave : Waves.of(batch.ordering(), batch.records())) {
+    for (List<OutboxRecord> wave : batch.waves()) {
       List<Future<RecordMetadata>> pending = new ArrayList<>(wave.size());
       for (OutboxRecord record : wave) {
         if (batch.heldBack(record)) {

@@ -61,23 +61,6 @@ class RecordMappingTest {
             StandardHeaders.FENCING_TOKEN, StandardHeaders.RESERVED_PREFIX);
   }
 
-  @Test
-  void wavesHoldOneRecordPerOrderingUnit() {
-    OutboxRecord a1 = records.next(0, "a");
-    OutboxRecord b1 = records.next(0, "b");
-    OutboxRecord a2 = records.next(0, "a");
-    OutboxRecord n1 = records.next(0, null);
-    OutboxRecord a3 = records.next(0, "a");
-    OutboxRecord n2 = records.next(0, null);
-    OutboxRecord b2 = records.next(0, "b");
-    List<OutboxRecord> batch = List.of(a1, b1, a2, n1, a3, n2, b2);
-
-    assertThat(Waves.of(Ordering.GROUP, batch))
-        .containsExactly(List.of(a1, b1, n1, n2), List.of(a2, b2), List.of(a3));
-    assertThat(Waves.of(Ordering.NONE, batch)).containsExactly(batch);
-    assertThat(Waves.of(Ordering.TOTAL, batch)).hasSize(7).allMatch(wave -> wave.size() == 1);
-  }
-
   private static List<String> headers(ProducerRecord<String, byte[]> record) {
     List<String> headers = new ArrayList<>();
     for (Header header : record.headers()) {

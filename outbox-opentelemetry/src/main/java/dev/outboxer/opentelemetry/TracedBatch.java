@@ -2,6 +2,7 @@ package dev.outboxer.opentelemetry;
 
 import dev.outboxer.Ordering;
 import dev.outboxer.spi.Failures;
+import dev.outboxer.spi.OrderingUnits;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.spi.RelayBatch;
 import io.opentelemetry.api.common.AttributeKey;
@@ -45,7 +46,6 @@ final class TracedBatch implements RelayBatch {
   /** One record: the core's, the one handed on, its span, and its first report. */
   private record Traced(OutboxRecord original, OutboxRecord handedOn, Span span, AtomicReference<Report> report) {}
 
-  private static final Object WHOLE_BATCH = new Object();
 
   private final RelayBatch batch;
   private final Map<Long, Traced> byId;
@@ -241,13 +241,9 @@ final class TracedBatch implements RelayBatch {
     span.end(at);
   }
 
-  /** The record's ordering unit, as the Relay contract defines it; {@code null} for a record that is a unit of its own. */
+  /** The record's ordering unit; {@code null} for a record that is a unit of its own. */
   private Object unitOf(OutboxRecord record) {
-    return switch (batch.ordering()) {
-      case GROUP -> record.groupKey();
-      case TOTAL -> WHOLE_BATCH;
-      case NONE -> null;
-    };
+    return OrderingUnits.unitOf(batch.ordering(), record);
   }
 
   /** The core's record for one handed on, or the record itself if the batch has no such id. */

@@ -110,7 +110,7 @@ final class SqsRelay implements Relay {
           + " (Outboxer is shutting down); the batch is retried later");
     }
     String url = queueUrl(batch);
-    for (List<OutboxRecord> wave : Waves.of(batch.ordering(), batch.records())) {
+    for (List<OutboxRecord> wave : batch.waves()) {
       List<Mapped> ready = new ArrayList<>(wave.size());
       for (OutboxRecord record : wave) {
         if (batch.heldBack(record)) {

@@ -1,6 +1,7 @@
 package dev.outboxer.testing;
 
 import dev.outboxer.Ordering;
+import dev.outboxer.spi.OrderingUnits;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.spi.RelayBatch;
 import java.time.Duration;
@@ -101,7 +102,8 @@ public final class TestRelayBatch implements RelayBatch {
     if (claimLost) {
       return true;
     }
-    Integer firstFailure = firstFailureByUnit.get(unit(record));
+    Object unit = OrderingUnits.unitOf(ordering, record);
+    Integer firstFailure = unit == null ? null : firstFailureByUnit.get(unit);
     return firstFailure != null && firstFailure < indexOf(record);
   }
 
@@ -158,8 +160,9 @@ public final class TestRelayBatch implements RelayBatch {
   private void report(OutboxRecord record, Outcome outcome) {
     int index = indexOf(record);
     if (!ended && Instant.now().isBefore(deadline)
-        && outcomes.putIfAbsent(record.id(), outcome) == null && outcome instanceof Failed) {
-      firstFailureByUnit.merge(unit(record), index, Math::min);
+        && outcomes.putIfAbsent(record.id(), outcome) == null && outcome instanceof Failed
+        && OrderingUnits.unitOf(ordering, record) != null) {
+      firstFailureByUnit.merge(OrderingUnits.unitOf(ordering, record), index, Math::min);
     }
   }
 
@@ -169,14 +172,5 @@ public final class TestRelayBatch implements RelayBatch {
       throw new IllegalArgumentException(record + " is not part of this batch");
     }
     return index;
-  }
-
-  /** The ordering unit of a record: a group key, the batch, or the record itself. */
-  private Object unit(OutboxRecord record) {
-    return switch (ordering) {
-      case TOTAL -> "batch";
-      case NONE -> record.id();
-      case GROUP -> record.groupKey() == null ? record.id() : "group:" + record.groupKey();
-    };
   }
 }

@@ -1,6 +1,5 @@
 package dev.outboxer.cdi.internal.work;
 
-import dev.outboxer.Ordering;
 import dev.outboxer.cdi.internal.LogText;
 import dev.outboxer.cdi.internal.cdi.NodeIdentity;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
@@ -20,6 +19,7 @@ import dev.outboxer.cdi.internal.tx.Transactions;
 import dev.outboxer.cdi.internal.tx.Transactions.Outcome;
 import dev.outboxer.cdi.internal.tx.Transactions.Tx;
 import dev.outboxer.spi.Failures;
+import dev.outboxer.spi.OrderingUnits;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.spi.Relay;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -181,7 +181,7 @@ public class BatchProcessor {
     Set<Object> brokenUnits = new HashSet<>();
     long lowestHeldBack = Long.MAX_VALUE;
     for (StoredMessage row : batch.plan.selected()) {
-      Object unit = unitOf(settings.ordering(), row.groupKey(), row.id());
+      Object unit = OrderingUnits.unitOf(settings.ordering(), row.groupKey());
       if (brokenUnits.contains(unit)) {
         lowestHeldBack = Math.min(lowestHeldBack, row.id());
         continue;
@@ -424,14 +424,6 @@ public class BatchProcessor {
             + ". Revive it with OutboxAdmin.retryDead or remove it with OutboxAdmin.discard.");
       }
     }
-  }
-
-  private static Object unitOf(Ordering ordering, String groupKey, long id) {
-    return switch (ordering) {
-      case GROUP -> groupKey;
-      case TOTAL -> Boolean.TRUE;
-      case NONE -> null;
-    };
   }
 
   void shutdown() {

@@ -1,6 +1,7 @@
 package dev.outboxer.cdi.internal.work;
 
 import dev.outboxer.Ordering;
+import dev.outboxer.spi.OrderingUnits;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.spi.RelayBatch;
 import java.time.Instant;
@@ -23,8 +24,6 @@ import java.util.logging.Logger;
 final class PartitionBatch implements RelayBatch {
 
   private static final Logger LOG = Logger.getLogger(PartitionBatch.class.getName());
-  /** The ordering unit of every record in total mode. */
-  private static final Object WHOLE_BATCH = new Object();
 
   private final String outbox;
   private final int partition;
@@ -189,11 +188,7 @@ final class PartitionBatch implements RelayBatch {
   }
 
   private Object unitOf(OutboxRecord record) {
-    return switch (ordering) {
-      case GROUP -> record.groupKey();
-      case TOTAL -> WHOLE_BATCH;
-      case NONE -> null;
-    };
+    return OrderingUnits.unitOf(ordering, record);
   }
 
   private Integer indexOf(OutboxRecord record, String call) {

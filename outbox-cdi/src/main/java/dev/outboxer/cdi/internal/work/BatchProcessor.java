@@ -176,44 +176,96 @@ public class BatchProcessor {
 
   private BatchResult relayAndFinish(OutboxSettings settings, int partition, Relay relay, PartitionCursor cursor,
       Claim claim, Batch batch, Tx tx, long leaseEnd) throws Exception {
-    List<OutboxRecord> records = new ArrayList<>(batch.plan.selected().size());
-    List<PartitionBatch.Failure> unreadable = new ArrayList<>();
-    Set<Object> brokenUnits = new HashSet<>();
-    long lowestHeldBack = Long.MAX_VALUE;
-    for (StoredMessage row : batch.plan.selected()) {
-      Object unit = OrderingUnits.unitOf(settings.ordering(), row.groupKey());
-      if (brokenUnits.contains(unit)) {
-        lowestHeldBack = Math.min(lowestHeldBack, row.id());
-        continue;
-      }
-      try {
-        Map<String, String> headers = codecs.decodeHeaders(row.headers());
-        records.add(new OutboxRecord(row.id(), settings.name(), partition, row.groupKey(), row.type(),
-            row.contentType(), row.payload(), headers, row.attempts(), TimeSource.fromUtc(row.createdAt())));
-      } catch (RuntimeException corrupt) {
-        // A row whose stored form cannot be read fails alone; its group waits behind it as for any failure.
-        OutboxRecord placeholder = new OutboxRecord(row.id(), settings.name(), partition, row.groupKey(), row.type(),
-            row.contentType(), new byte[0], Map.of(), row.attempts(), TimeSource.fromUtc(row.createdAt()));
-        unreadable.add(new PartitionBatch.Failure(placeholder, new IllegalStateException("The stored headers of"
-            + " message " + row.id() + " cannot be read: " + Failures.describe(corrupt), corrupt)));
-        if (unit != null) {
-          brokenUnits.add(unit);
-        }
-      }
+    return new Cycle(settings, partition, claim, batch, tx, leaseEnd).run(relay, cursor);
+  }
+
+  /**
+   * The steps of one claimed batch after its read: decode the rows, relay them under the watchdog,
+   * charge the failures, then either roll back (the relay doomed the transaction, took it off the
+   * thread, or the claim lapsed) or finish and commit.
+   */
+  private final class Cycle {
+    private final OutboxSettings settings;
+    private final int partition;
+    private final Claim claim;
+    private final Batch batch;
+    private final Tx tx;
+    private final long leaseEnd;
+
+    Cycle(OutboxSettings settings, int partition, Claim claim, Batch batch, Tx tx, long leaseEnd) {
+      this.settings = settings;
+      this.partition = partition;
+      this.claim = claim;
+      this.batch = batch;
+      this.tx = tx;
+      this.leaseEnd = leaseEnd;
     }
 
-    PartitionBatch.Outcomes outcomes;
-    Duration relayTime = Duration.ZERO;
-    boolean timedOut = false;
-    if (records.isEmpty()) {
-      outcomes = new PartitionBatch.Outcomes(List.of(), List.of(), List.of());
-    } else {
+    BatchResult run(Relay relay, PartitionCursor cursor) throws Exception {
+      Decoded decoded = decode();
+      RelayRun run = decoded.records().isEmpty() ? RelayRun.NOTHING : relay(relay, decoded.records());
+      List<PartitionBatch.Failure> failed = new ArrayList<>(decoded.unreadable());
+      failed.addAll(run.outcomes().failed());
+      long lowestHeldBack = decoded.lowestHeldBack();
+      for (OutboxRecord held : run.outcomes().heldBack()) {
+        lowestHeldBack = Math.min(lowestHeldBack, held.id());
+      }
+      Instant now = time.now();
+      Charges charges = charge(failed, now);
+      // A relay must leave the worker's transaction on the worker's thread as it found it. One that suspended,
+      // replaced or ended it left the claim in a transaction nobody will finish: without this, the partition would
+      // wait for the transaction timeout with nothing said.
+      String tampering = decoded.records().isEmpty() ? null : tx.tampering();
+      boolean claimHeld = tampering == null && relayBatchClaimHeld(tx, leaseEnd);
+      boolean markedForRollback = claimHeld && !tx.activeOnThisThread();
+      if (!claimHeld || markedForRollback) {
+        return rollBack(decoded, run, charges, tampering, markedForRollback, TimeSource.toUtc(now));
+      }
+      return finishAndCommit(cursor, decoded, run, charges, lowestHeldBack, TimeSource.toUtc(now));
+    }
+
+    /** The selected rows as records; a row whose stored form cannot be read fails alone and holds back its unit. */
+    private Decoded decode() {
+      List<OutboxRecord> records = new ArrayList<>(batch.plan.selected().size());
+      List<PartitionBatch.Failure> unreadable = new ArrayList<>();
+      Set<Object> brokenUnits = new HashSet<>();
+      long lowestHeldBack = Long.MAX_VALUE;
+      for (StoredMessage row : batch.plan.selected()) {
+        Object unit = OrderingUnits.unitOf(settings.ordering(), row.groupKey());
+        if (unit != null && brokenUnits.contains(unit)) {
+          lowestHeldBack = Math.min(lowestHeldBack, row.id());
+          continue;
+        }
+        try {
+          Map<String, String> headers = codecs.decodeHeaders(row.headers());
+          records.add(new OutboxRecord(row.id(), settings.name(), partition, row.groupKey(), row.type(),
+              row.contentType(), row.payload(), headers, row.attempts(), TimeSource.fromUtc(row.createdAt())));
+        } catch (RuntimeException corrupt) {
+          OutboxRecord placeholder = new OutboxRecord(row.id(), settings.name(), partition, row.groupKey(),
+              row.type(), row.contentType(), new byte[0], Map.of(), row.attempts(), TimeSource.fromUtc(row.createdAt()));
+          unreadable.add(new PartitionBatch.Failure(placeholder, new IllegalStateException("The stored headers of"
+              + " message " + row.id() + " cannot be read: " + Failures.describe(corrupt), corrupt)));
+          if (unit != null) {
+            brokenUnits.add(unit);
+          }
+        }
+      }
+      return new Decoded(records, unreadable, lowestHeldBack);
+    }
+
+    /**
+     * Hands the records to the relay while the claim holds, for at most {@code relay-timeout}, and
+     * applies the relay contract to what it reported: whatever it throws or reports, the outcomes
+     * come out by the rules.
+     */
+    private RelayRun relay(Relay relay, List<OutboxRecord> records) {
       // The deadline is real time, not the application clock: it bounds how long this thread waits.
       Instant deadline = Instant.now().plus(settings.relayTimeout());
       PartitionBatch relayBatch = new PartitionBatch(settings.name(), partition, settings.ordering(), records,
-          claim.fencingToken(), deadline, () -> !FENCING || tx.active() && System.nanoTime() - leaseEnd < 0);
+          claim.fencingToken(), deadline, () -> relayBatchClaimHeld(tx, leaseEnd));
       long started = System.nanoTime();
       Throwable thrown = null;
+      boolean timedOut = false;
       Watchdog.Armed armed = watchdog.arm(settings.relayTimeout(), relayBatch::close);
       batch.relayed = true;
       try {
@@ -229,145 +281,168 @@ public class BatchProcessor {
               + Durations.format(settings.relayTimeout()), thrown);
         }
       }
-      relayTime = Duration.ofNanos(System.nanoTime() - started);
+      Duration relayTime = Duration.ofNanos(System.nanoTime() - started);
       Throwable unreported = thrown != null ? thrown
           : new IllegalStateException("The relay '" + settings.relay() + "' returned without reporting an outcome");
-      outcomes = relayBatch.evaluate(unreported);
+      PartitionBatch.Outcomes outcomes = relayBatch.evaluate(unreported);
       relayWarnings.brokenRelay(settings, partition, thrown, timedOut, outcomes, relayBatch.claimLost());
       if (relayBatch.claimLost()) {
         LOG.warning("Outbox '" + settings.name() + "', partition " + partition + ": the claim with fencing token "
             + claim.fencingToken() + " lapsed while the relay was working (transaction timed out, paused JVM?);"
             + " nothing more of the batch was handed to the relay, and nothing of it is committed");
       }
+      return new RelayRun(outcomes, relayTime, timedOut);
     }
 
-    List<PartitionBatch.Failure> failed = new ArrayList<>(unreadable);
-    failed.addAll(outcomes.failed());
-    for (OutboxRecord held : outcomes.heldBack()) {
-      lowestHeldBack = Math.min(lowestHeldBack, held.id());
-    }
-    Instant now = time.now();
-    LocalDateTime nowUtc = TimeSource.toUtc(now);
-    List<BatchStatements.Failure> failures = new ArrayList<>(failed.size());
-    Instant earliestRetry = null;
-    int died = 0;
-    for (PartitionBatch.Failure failure : failed) {
-      int attempts = failure.record().attempts() + 1;
-      LocalDateTime next = null;
-      if (attempts >= settings.maxAttempts()) {
-        died++;
-      } else {
-        Instant retryAt = now.plus(settings.backoffAfter(attempts));
-        earliestRetry = earliestRetry == null || retryAt.isBefore(earliestRetry) ? retryAt : earliestRetry;
-        next = TimeSource.toUtc(retryAt);
+    /** An attempt for each failure: its retry after the backoff, or its death after max-attempts. */
+    private Charges charge(List<PartitionBatch.Failure> failed, Instant now) {
+      List<BatchStatements.Failure> failures = new ArrayList<>(failed.size());
+      Instant earliestRetry = null;
+      int died = 0;
+      for (PartitionBatch.Failure failure : failed) {
+        int attempts = failure.record().attempts() + 1;
+        LocalDateTime next = null;
+        if (attempts >= settings.maxAttempts()) {
+          died++;
+        } else {
+          Instant retryAt = now.plus(settings.backoffAfter(attempts));
+          earliestRetry = earliestRetry == null || retryAt.isBefore(earliestRetry) ? retryAt : earliestRetry;
+          next = TimeSource.toUtc(retryAt);
+        }
+        failures.add(new BatchStatements.Failure(failure.record().id(), attempts, next,
+            Failures.describe(failure.cause())));
       }
-      failures.add(new BatchStatements.Failure(failure.record().id(), attempts, next,
-          Failures.describe(failure.cause())));
+      return new Charges(failed, failures, earliestRetry, died);
     }
-    List<Long> relayedIds = outcomes.confirmed().stream().map(OutboxRecord::id).toList();
 
-    // A relay must leave the worker's transaction on the worker's thread as it found it. One that suspended, replaced
-    // or ended it left the claim in a transaction nobody will finish: without this, the partition would wait for
-    // the transaction timeout with nothing said.
-    String tampering = records.isEmpty() ? null : tx.tampering();
-    boolean claimHeld = tampering == null && relayBatchClaimHeld(tx, leaseEnd);
-    boolean markedForRollback = claimHeld && !tx.activeOnThisThread();
-    if (!claimHeld || markedForRollback) {
-      // Nothing of the batch can commit: the relay (or an application handler it called) marked the transaction
-      // for rollback, or the claim lapsed. The failures the relay reported still count, in a transaction of their
-      // own; records it left unreported are not charged an attempt (they were never tried to the end, or the claim
-      // was taken away from them). Except after a relay timeout: the first unreported record (not held back) is the
-      // one the relay was stuck on, and it is charged, as it would be in a batch that commits. Otherwise a record
-      // that always outlasts the timeout (a slow handler of the local relay, which then dooms the transaction)
-      // would be read again forever without an attempt counted: it would never back off nor die, and its group (or
-      // the partition) would wait behind it forever.
-      boolean tamperedTransactionOver = true;
-      if (tampering != null) {
-        tamperedTransactionOver = tx.rollBackAfterTampering();
-      } else {
+    /**
+     * Nothing of the batch can commit: the relay (or an application handler it called) marked the
+     * transaction for rollback or took it off the thread, or the claim lapsed. The failures the relay
+     * reported still count, in a transaction of their own; records it left unreported are not
+     * charged an attempt (they were never tried to the end, or the claim was taken away from them).
+     * Except after a relay timeout: the first unreported record (not held back) is the one the relay
+     * was stuck on, and it is charged, as it would be in a batch that commits. Otherwise a record
+     * that always outlasts the timeout (a slow handler of the local relay, which then dooms the
+     * transaction) would be read again forever without an attempt counted.
+     */
+    private BatchResult rollBack(Decoded decoded, RelayRun run, Charges charges, String tampering,
+        boolean markedForRollback, LocalDateTime nowUtc) throws BatchRolledBackException {
+      boolean tamperedTransactionOver = tampering == null || tx.rollBackAfterTampering();
+      if (tampering == null) {
         tx.rollback();
       }
-      List<BatchStatements.Failure> reported = new ArrayList<>();
-      List<PartitionBatch.Failure> reportedFailed = new ArrayList<>();
-      boolean timeoutCharged = false;
-      for (int i = 0; i < failed.size(); i++) {
-        boolean chargeTimeout = timedOut && !timeoutCharged && !failed.get(i).reported();
-        if (failed.get(i).reported() || chargeTimeout) {
-          reported.add(failures.get(i));
-          reportedFailed.add(failed.get(i));
-          timeoutCharged |= chargeTimeout;
-        }
-      }
-      boolean recorded = recordFailuresAlone(settings, partition, reported, nowUtc);
+      Charges reported = charges.reportedOrTimedOut(run.timedOut());
+      boolean recorded = recordFailuresAlone(settings, partition, reported.failures(), nowUtc);
       if (recorded) {
-        logDeaths(settings, partition, reportedFailed, reported);
+        logDeaths(settings, partition, reported.failed(), reported.failures());
       }
+      int confirmed = run.outcomes().confirmed().size();
       if (tampering != null) {
         throw new BatchRolledBackException("the relay '" + settings.relay() + "' returned with the worker's"
             + " transaction " + tampering + " (a relay must leave the transaction it is called in on the worker's"
-            + " thread, as it found it); nothing of the batch is committed and its " + relayedIds.size()
+            + " thread, as it found it); nothing of the batch is committed and its " + confirmed
             + " confirmed message(s) are delivered again" + (tamperedTransactionOver ? ""
             : ". The transaction holds the partition until the transaction manager rolls it back after "
             + settings.key("transaction-timeout") + "=" + Durations.format(settings.transactionTimeout())
             + " (this platform gives applications no TransactionManager to end it sooner)"));
       }
-      if (markedForRollback && (recorded || reported.isEmpty())) {
+      if (markedForRollback && (recorded || reported.failures().isEmpty())) {
         // Expected when a handler fails inside the worker's transaction: the failed message backs off on its own,
         // the rest of the batch goes out again at once; the partition does not back off.
         LOG.fine("Outbox '" + settings.name() + "', partition " + partition + ": the relay marked the batch's"
-            + " transaction for rollback; " + reported.size() + " failure(s) recorded" + (timeoutCharged
-            ? " (one of them the record the relay did not report within its timeout)" : "") + ", the other "
-            + (records.size() - reported.size()) + " message(s) are read again");
-        return new BatchResult(true, records.size(), 0, reported.size(), (int) reported.stream()
-            .filter(failure -> failure.nextAttemptAt() == null).count(), earliestRetry, relayTime,
-            claim.partitionCount(), claim.layoutVersion(), claim.fencingToken(), true, batch.read.waiting());
+            + " transaction for rollback; " + reported.failures().size() + " failure(s) recorded, the other "
+            + (decoded.records().size() - reported.failures().size()) + " message(s) are read again");
+        return BatchResult.relayed(claim, decoded.records().size(), 0, reported.failures().size(), reported.died(),
+            charges.earliestRetry(), run.time(), true, batch.read.waiting());
       }
       throw new BatchRolledBackException("the claim with fencing token " + claim.fencingToken() + " lapsed while the"
           + " relay had the batch (its transaction ended or its lease of " + settings.key("transaction-timeout") + "="
           + Durations.format(settings.transactionTimeout()) + " ran out); nothing of it is committed and its "
-          + relayedIds.size() + " confirmed message(s) are delivered again");
+          + confirmed + " confirmed message(s) are delivered again");
     }
 
-    int deleted = jdbc.call(connection -> statements.finish(connection, relayedIds, failures, nowUtc));
-    long reachedUpTo = batch.plan.reachedUpTo();
-    PartitionCursor.Proposal proposal = batch.proposal(cursor, lowestHeldBack);
-    if (LOG.isLoggable(Level.FINEST)) {
-      LOG.finest("Outbox '" + settings.name() + "', partition " + partition + ": read from " + cursor.scanFrom()
-          + " (sequence " + claim.sequenceValue() + "), " + batch.read.scanned() + " scanned up to "
-          + batch.read.lastScannedId() + ", " + relayedIds.size() + " confirmed; next read from " + proposal.scanFrom()
-          + " (settled up to " + proposal.settled() + ")");
+    /** Deletes what the relay confirmed, records the failures, commits, and says what the commit did. */
+    private BatchResult finishAndCommit(PartitionCursor cursor, Decoded decoded, RelayRun run, Charges charges,
+        long lowestHeldBack, LocalDateTime nowUtc) throws Exception {
+      List<Long> relayedIds = run.outcomes().confirmed().stream().map(OutboxRecord::id).toList();
+      int deleted = jdbc.call(connection -> statements.finish(connection, relayedIds, charges.failures(), nowUtc));
+      PartitionCursor.Proposal proposal = batch.proposal(cursor, lowestHeldBack);
+      if (LOG.isLoggable(Level.FINEST)) {
+        LOG.finest("Outbox '" + settings.name() + "', partition " + partition + ": read from " + cursor.scanFrom()
+            + " (sequence " + claim.sequenceValue() + "), " + batch.read.scanned() + " scanned up to "
+            + batch.read.lastScannedId() + ", " + relayedIds.size() + " confirmed; next read from "
+            + proposal.scanFrom() + " (settled up to " + proposal.settled() + ")");
+      }
+      int handed = decoded.records().size();
+      switch (tx.commit()) {
+        case COMMITTED -> {
+          cursor.apply(proposal);
+          if (deleted < relayedIds.size()) {
+            LOG.fine("Outbox '" + settings.name() + "', partition " + partition + ": " + (relayedIds.size() - deleted)
+                + " confirmed message(s) were no longer there to delete");
+          }
+          logDeaths(settings, partition, charges.failed(), charges.failures());
+          return BatchResult.relayed(claim, handed, deleted, charges.failures().size(), charges.died(),
+              charges.earliestRetry(), run.time(), batch.plan.reachedUpTo() != Long.MAX_VALUE, batch.read.waiting());
+        }
+        case ROLLED_BACK -> {
+          if (recordFailuresAlone(settings, partition, charges.failures(), nowUtc)) {
+            logDeaths(settings, partition, charges.failed(), charges.failures());
+          }
+          throw new BatchRolledBackException("the commit of the batch failed and nothing of it was committed ("
+              + tx.failure() + "); its " + relayedIds.size() + " relayed message(s) are delivered again",
+              tx.failure());
+        }
+        default -> {
+          cursor.reset();
+          metrics.commitUnknown(settings.name());
+          List<Long> ids = decoded.records().stream().map(OutboxRecord::id).toList();
+          LOG.log(Level.WARNING, "Outbox '" + settings.name() + "', partition " + partition + ": the outcome of the"
+              + " batch's commit is unknown (" + tx.failure() + "). It may have committed, in part or in whole: the"
+              + " messages " + ids + " (" + relayedIds.size() + " confirmed by the relay) may be delivered again.",
+              tx.failure());
+          return BatchResult.relayed(claim, handed, 0, 0, 0, charges.earliestRetry(), run.time(), true, List.of());
+        }
+      }
     }
-    Outcome outcome = tx.commit();
-    switch (outcome) {
-      case COMMITTED -> {
-        cursor.apply(proposal);
-        if (deleted < relayedIds.size()) {
-          LOG.fine("Outbox '" + settings.name() + "', partition " + partition + ": " + (relayedIds.size() - deleted)
-              + " confirmed message(s) were no longer there to delete");
+  }
+
+  /** The selected rows as the relay gets them, the rows that failed unread, and the lowest id held back behind them. */
+  private record Decoded(List<OutboxRecord> records, List<PartitionBatch.Failure> unreadable, long lowestHeldBack) {}
+
+  /** What the relay made of a batch, by the relay contract, and how long it took. */
+  private record RelayRun(PartitionBatch.Outcomes outcomes, Duration time, boolean timedOut) {
+    static final RelayRun NOTHING = new RelayRun(new PartitionBatch.Outcomes(List.of(), List.of(), List.of()),
+        Duration.ZERO, false);
+  }
+
+  /**
+   * The attempts charged for a batch's failures.
+   *
+   * @param failed the failures, in the order of {@code failures}
+   * @param failures what is recorded for each: attempts, next attempt (null once dead), error text
+   */
+  private record Charges(List<PartitionBatch.Failure> failed, List<BatchStatements.Failure> failures,
+      Instant earliestRetry, int died) {
+
+    /**
+     * The charges that stand when the batch rolls back: the failures the relay reported, and after
+     * a relay timeout the first unreported record (the one the relay was stuck on).
+     */
+    Charges reportedOrTimedOut(boolean timedOut) {
+      List<PartitionBatch.Failure> keptFailed = new ArrayList<>();
+      List<BatchStatements.Failure> kept = new ArrayList<>();
+      boolean timeoutCharged = false;
+      for (int i = 0; i < failed.size(); i++) {
+        boolean chargeTimeout = timedOut && !timeoutCharged && !failed.get(i).reported();
+        if (failed.get(i).reported() || chargeTimeout) {
+          keptFailed.add(failed.get(i));
+          kept.add(failures.get(i));
+          timeoutCharged |= chargeTimeout;
         }
-        logDeaths(settings, partition, failed, failures);
-        return new BatchResult(true, records.size(), deleted, failures.size(), died, earliestRetry, relayTime,
-            claim.partitionCount(), claim.layoutVersion(), claim.fencingToken(),
-            reachedUpTo != Long.MAX_VALUE, batch.read.waiting());
       }
-      case ROLLED_BACK -> {
-        if (recordFailuresAlone(settings, partition, failures, nowUtc)) {
-          logDeaths(settings, partition, failed, failures);
-        }
-        throw new BatchRolledBackException("the commit of the batch failed and nothing of it was committed ("
-            + tx.failure() + "); its " + relayedIds.size() + " relayed message(s) are delivered again", tx.failure());
-      }
-      default -> {
-        cursor.reset();
-        metrics.commitUnknown(settings.name());
-        List<Long> ids = records.stream().map(OutboxRecord::id).toList();
-        LOG.log(Level.WARNING, "Outbox '" + settings.name() + "', partition " + partition + ": the outcome of the"
-            + " batch's commit is unknown (" + tx.failure() + "). It may have committed, in part or in whole: the"
-            + " messages " + ids + " (" + relayedIds.size() + " confirmed by the relay) may be delivered again.",
-            tx.failure());
-        return new BatchResult(true, records.size(), 0, 0, 0, earliestRetry, relayTime, claim.partitionCount(),
-            claim.layoutVersion(), claim.fencingToken(), true, List.of());
-      }
+      int keptDied = (int) kept.stream().filter(failure -> failure.nextAttemptAt() == null).count();
+      return new Charges(keptFailed, kept, earliestRetry, keptDied);
     }
   }
 
@@ -404,7 +479,6 @@ public class BatchProcessor {
     }
   }
 
-  /** One WARNING per message that used up its attempts: an operator has to decide what happens to it. */
   /**
    * One WARNING per message that died in the batch, without a stack trace (the failure is expected
    * and its text is kept as the message's last error).

@@ -26,6 +26,13 @@ record BatchResult(boolean claimed, int read, int relayed, int failed, int died,
     Duration relayTime, int partitionCount, int layoutVersion, long fencingToken, boolean moreReady,
     List<BatchStatements.Waiting> waiting) {
 
+  /** A batch that was claimed and handed to the relay, whatever became of it. */
+  static BatchResult relayed(BatchStatements.Claim claim, int read, int relayed, int failed, int died,
+      Instant earliestRetry, Duration relayTime, boolean moreReady, List<BatchStatements.Waiting> waiting) {
+    return new BatchResult(true, read, relayed, failed, died, earliestRetry, relayTime, claim.partitionCount(),
+        claim.layoutVersion(), claim.fencingToken(), moreReady, waiting);
+  }
+
   static BatchResult notClaimed(int partitionCount, int layoutVersion) {
     return new BatchResult(false, 0, 0, 0, 0, null, Duration.ZERO, partitionCount, layoutVersion, 0, false, List.of());
   }

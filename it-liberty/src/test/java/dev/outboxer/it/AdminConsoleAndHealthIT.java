@@ -235,6 +235,23 @@ class AdminConsoleAndHealthIT {
     }
   }
 
+  @Test
+  void a_wrong_password_on_the_console_says_so_and_never_shows_signed_in() {
+    try (ConsoleBrowser browser = ConsoleBrowser.start()) {
+      browser.open(URI.create(base.toString()).resolve("outbox-admin/#shipping").toString());
+      browser.await(Duration.ofSeconds(20), "the sign-in form", d -> browser.visible("#login"));
+      browser.find("#user").sendKeys("admin");
+      browser.find("#password").sendKeys(PASSWORD + "-wrong");
+      browser.find("#sign-in").click();
+
+      browser.await(Duration.ofSeconds(20), "the refusal", d -> browser.find("#message").getText()
+          .equals("Wrong user or password."));
+      assertThat(browser.visible("#login")).as("the sign-in form stays").isTrue();
+      assertThat(browser.visible("#outbox")).isFalse();
+      assertThat(browser.find("#who").getText()).as("no 'Signed in as' without a session").isEmpty();
+    }
+  }
+
   /** Opens the console on the outbox's page and signs in as {@code admin}. */
   private void signIn(ConsoleBrowser browser, String outbox) {
     browser.open(URI.create(base.toString()).resolve("outbox-admin/#" + outbox).toString());

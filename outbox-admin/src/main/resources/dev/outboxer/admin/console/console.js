@@ -10,7 +10,11 @@
   const api = new URL('api/', document.baseURI);
   const $ = (id) => document.getElementById(id);
 
+  const USER_KEY = 'outboxer-admin-user';
   let authorization = sessionStorage.getItem(AUTH_KEY);
+  // Said as "Signed in as" only once the server accepted it: a sign-in is a claim until then.
+  let user = sessionStorage.getItem(USER_KEY);
+  let accepted = false;
   let outboxes = [];
   let current = null;
   let deadPages = [0];          // the "after" of each page shown so far; the last one is the current page
@@ -34,9 +38,12 @@
       method, headers, credentials: 'same-origin', cache: 'no-store',
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+    // Any 401 to credentials we sent is a refusal of them, whoever answered: the admin API (JSON) or the server's
+    // own security layer in front of it (WildFly answers a wrong password with an HTML page and a Basic challenge).
     const data = await response.json().catch(() => null);
     if (response.status === 401) {
-      showLogin(authorization ? 'The user or password was not accepted.' : null);
+      forget();
+      showLogin(authorization ? 'Wrong user or password.' : null);
       throw new SignInNeeded();
     }
     if (response.status === 403 && method === 'GET') {
@@ -79,6 +86,15 @@
     message.textContent = text || '';
     message.className = 'message' + (kind === 'info' ? ' info' : '');
     message.hidden = !text;
+  }
+
+  /** Drops the credentials the server refused: they are not sent again. */
+  function forget() {
+    authorization = null;
+    user = null;
+    accepted = false;
+    sessionStorage.removeItem(AUTH_KEY);
+    sessionStorage.removeItem(USER_KEY);
   }
 
   function showLogin(reason) {
@@ -181,6 +197,8 @@
       renderNav();
       $('login').hidden = true;
       $('logout').hidden = !authorization;
+      accepted = Boolean(authorization);
+      $('who').textContent = accepted && user ? `Signed in as ${user}` : '';
       if (!current) {
         say('No outbox is configured.', 'info');
         return;
@@ -244,15 +262,17 @@
   $('login').addEventListener('submit', (event) => {
     event.preventDefault();
     authorization = basic($('user').value, $('password').value);
+    user = $('user').value;
+    accepted = false;
     sessionStorage.setItem(AUTH_KEY, authorization);
+    sessionStorage.setItem(USER_KEY, user);
     $('password').value = '';
-    $('who').textContent = `Signed in as ${$('user').value}`;
+    $('who').textContent = '';
     say(null);
     refresh();
   });
   $('logout').addEventListener('click', () => {
-    authorization = null;
-    sessionStorage.removeItem(AUTH_KEY);
+    forget();
     showLogin('Signed out.');
   });
   $('dead-filter').addEventListener('submit', (event) => {

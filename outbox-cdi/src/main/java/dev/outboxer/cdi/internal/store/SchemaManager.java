@@ -82,9 +82,11 @@ public class SchemaManager {
       created = true;
     }
     if (!missing.isEmpty()) {
-      throw new OutboxConfigurationException(ConfigKeys.SCHEMA, "Outboxer's schema is " + (missing.size()
-          == everything(dialect).size() ? "missing" : "incomplete or outdated") + " in this database: missing "
-          + String.join(", ", missing) + ". Create it with the script " + dialect.ddlResource() + " in outbox-cdi.jar"
+      boolean none = missing.size() == everything(dialect).size();
+      throw new OutboxConfigurationException(ConfigKeys.SCHEMA, "Outboxer's schema is " + (none
+          ? "missing in this database: tables " + String.join(", ", tables(dialect).keySet())
+          + " (with their sequences and indexes)"
+          : "incomplete or outdated in this database: missing " + summary(missing)) + ". Create it with the script " + dialect.ddlResource() + " in outbox-cdi.jar"
           + " (print it with: java -cp outbox-cdi.jar:outbox-api.jar dev.outboxer.cdi.internal.store.PrintDdl "
           + dialect.configValue() + "), or the Flyway migrations (classpath:"
           + dialect.flywayLocation() + ", with a history table of their own) or Liquibase changelog ("
@@ -92,6 +94,25 @@ public class SchemaManager {
           + "=create creates a missing schema at start-up" : "") + ".");
     }
     return created ? "created" : "valid";
+  }
+
+  /**
+   * The missing objects, shortest first: the columns of a missing table go without saying, and a
+   * long list is cut after ten.
+   */
+  static String summary(List<String> missing) {
+    List<String> shown = new ArrayList<>();
+    for (String object : missing) {
+      boolean ofMissingTable = object.startsWith("column ")
+          && missing.contains("table " + object.substring("column ".length(), object.lastIndexOf('.')));
+      if (!ofMissingTable) {
+        shown.add(object);
+      }
+    }
+    if (shown.size() <= 10) {
+      return String.join(", ", shown);
+    }
+    return String.join(", ", shown.subList(0, 10)) + " and " + (shown.size() - 10) + " more";
   }
 
   /** The tables Outboxer needs in this database, with their columns. */

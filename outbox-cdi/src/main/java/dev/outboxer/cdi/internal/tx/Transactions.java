@@ -14,6 +14,7 @@ import jakarta.transaction.TransactionManager;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.UserTransaction;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -43,9 +44,8 @@ public class Transactions {
   public TransactionSynchronizationRegistry registry() {
     TransactionSynchronizationRegistry found = registry;
     if (found == null) {
-      found = registryBeans.isResolvable()
-          ? registryBeans.get()
-          : lookup("java:comp/TransactionSynchronizationRegistry", TransactionSynchronizationRegistry.class);
+      found = bean(registryBeans, TransactionSynchronizationRegistry.class)
+          .orElseGet(() -> lookup("java:comp/TransactionSynchronizationRegistry", TransactionSynchronizationRegistry.class));
       registry = found;
     }
     return found;
@@ -86,9 +86,26 @@ public class Transactions {
 
   /** Looked up on every call: in an application server the object may be bound to the calling component. */
   public UserTransaction userTransaction() {
-    return userTransactionBeans.isResolvable()
-        ? userTransactionBeans.get()
-        : lookup("java:comp/UserTransaction", UserTransaction.class);
+    return bean(userTransactionBeans, UserTransaction.class)
+        .orElseGet(() -> lookup("java:comp/UserTransaction", UserTransaction.class));
+  }
+
+  /**
+   * The one CDI bean of a JTA type, if there is one; several are refused by name (an application's own
+   * producer next to the platform's), not taken for none.
+   */
+  private static <T> Optional<T> bean(Instance<T> beans, Class<T> type) {
+    if (beans.isResolvable()) {
+      return Optional.of(beans.get());
+    }
+    if (beans.isAmbiguous()) {
+      List<String> candidates = beans.handlesStream().map(handle -> handle.getBean().getBeanClass().getName()
+          + " (" + handle.getBean() + ")").sorted().toList();
+      throw new OutboxException("Outboxer found more than one CDI bean of type " + type.getSimpleName() + ": "
+          + candidates + ". There must be one: remove the application's own producer where the platform provides"
+          + " one (application servers, Outboxer's test kit), or make the one to use an @Alternative with @Priority.");
+    }
+    return Optional.empty();
   }
 
   /** The JTA status of the calling thread's transaction. */

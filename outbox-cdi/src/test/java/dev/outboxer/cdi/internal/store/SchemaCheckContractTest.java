@@ -2,8 +2,10 @@ package dev.outboxer.cdi.internal.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.outboxer.Outbox;
+import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.cdi.internal.Keyed;
 import dev.outboxer.testing.OutboxTestContainer;
 import dev.outboxer.testing.RecordingRelay;
@@ -76,6 +78,35 @@ abstract class SchemaCheckContractTest {
         .hasStackTraceContaining("PrintDdl " + database().configValue())
         .hasStackTraceContaining("classpath:META-INF/outboxer/flyway/" + database().configValue())
         .hasStackTraceContaining("META-INF/outboxer/liquibase/" + database().configValue() + ".xml");
+  }
+
+  @Test
+  void a_missing_schema_names_the_missing_tables_not_each_of_their_columns_and_then_the_fix() {
+    dropOutboxerSchema();
+    Throwable refused = catchThrowable(() -> start(null).close());
+    OutboxConfigurationException problem = findCause(refused, OutboxConfigurationException.class);
+
+    assertThat(problem.getMessage()).as(problem.getMessage())
+        .startsWith("Outboxer's schema is missing in this database: tables outbox_message, outbox_partition,"
+            + " outbox_rules")
+        .doesNotContain("column outbox_message.")
+        .hasSizeLessThan(900);
+    assertThat(problem.getMessage().indexOf("outbox_rules")).as("the tables come before the fix")
+        .isLessThan(problem.getMessage().indexOf("Create it"));
+  }
+
+  private static <T extends Throwable> T findCause(Throwable failure, Class<T> type) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (type.isInstance(cause)) {
+        return type.cast(cause);
+      }
+      for (Throwable suppressed : cause.getSuppressed()) {
+        if (type.isInstance(suppressed)) {
+          return type.cast(suppressed);
+        }
+      }
+    }
+    throw new AssertionError("no " + type.getSimpleName() + " in " + failure, failure);
   }
 
   @Test

@@ -170,9 +170,12 @@ public class OutboxPublisher implements Outbox {
     byte[] payload;
     try {
       payload = codec.encode(message);
-    } catch (RuntimeException e) {
-      throw new InvalidOutboxMessageException("payload", "Outbox '" + outbox + "': the " + codec.getClass().getName()
-          + " could not encode the " + message.getClass().getName() + " (" + e + "). Nothing was written.", e);
+    } catch (Exception | StackOverflowError | LinkageError e) {
+      // Whatever the codec throws: a checked exception thrown sneakily, a class it could not load or
+      // initialise, the stack overflow of a payload nested too deeply (the stack has unwound to this
+      // frame by now, so there is room again). None of them may leave publish raw: an Error would be a
+      // system exception that makes an EJB container roll back the caller's whole transaction.
+      throw cannotEncode(outbox, codec, message, e);
     }
     if (payload == null) {
       throw MessageChecks.invalid(outbox, "payload", "the payload codec " + codec.getClass().getName()
@@ -183,6 +186,39 @@ public class OutboxPublisher implements Outbox {
           + " is " + outboxLimits.maxPayloadBytes() + " bytes (" + outboxLimits.payloadLimitSource() + ")");
     }
     return payload;
+  }
+
+  /** The codec failed: the message names the payload, the codec and why; nothing was written. */
+  static InvalidOutboxMessageException cannotEncode(String outbox, PayloadCodec codec, OutboxMessage message,
+      Throwable failure) {
+    String codecName = codec instanceof JsonbPayloadCodec ? "the JSON-B codec" : "the payload codec " + className(codec);
+    String problem = failure instanceof StackOverflowError
+        ? "the payload of the " + message.getClass().getName() + " is nested too deeply for " + codecName
+            + " (StackOverflowError): make it flatter (a list instead of a chain of objects, for example), or encode"
+            + " it with a PayloadCodec of your own"
+        : codecName + " could not encode the " + message.getClass().getName() + " (" + describe(failure) + ")";
+    return new InvalidOutboxMessageException("payload", "Outbox '" + outbox + "': " + problem + ". Nothing was"
+        + " written.", failure);
+  }
+
+  /** A bean's class, without the CDI container's client proxy suffix. */
+  private static String className(Object bean) {
+    String name = bean.getClass().getName();
+    int proxy = name.indexOf("$Proxy$");
+    return proxy > 0 ? name.substring(0, proxy) : name;
+  }
+
+  /**
+   * The failure's class and message, also when its {@code getMessage} or {@code toString} throws.
+   * (To be replaced by the shared {@code dev.outboxer.spi.Failures.describe}.)
+   */
+  private static String describe(Throwable failure) {
+    try {
+      return String.valueOf(failure);
+    } catch (Throwable unreadable) {
+      return failure.getClass().getName() + " [its message could not be read: " + unreadable.getClass().getName()
+          + "]";
+    }
   }
 
   /**

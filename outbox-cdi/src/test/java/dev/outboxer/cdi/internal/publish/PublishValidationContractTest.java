@@ -297,6 +297,116 @@ abstract class PublishValidationContractTest {
     }
   }
 
+  // ---- issue 24, item 2: every failure of the codec is contained ----
+
+  @Test
+  void a_payload_nested_a_million_deep_is_refused_as_too_deeply_nested_and_the_transaction_publishes_another()
+      throws Exception {
+    SwitchableCodec.builtIn();
+    RuntimeException refusal = refusedThenAnotherPublished(() -> outbox.publish(OUTBOX, Nested.deep(1_000_000)));
+    assertInvalid(refusal, "payload", "nested too deeply", "StackOverflowError", Nested.class.getName());
+    assertThat(refusal.getCause()).isInstanceOf(StackOverflowError.class);
+  }
+
+  @Test
+  void a_payload_nested_a_million_deep_for_an_application_codec_is_refused_as_too_deeply_nested_naming_the_codec()
+      throws Exception {
+    // SwitchableCodec's own JSON-B, on the caller's thread.
+    RuntimeException refusal = refusedThenAnotherPublished(() -> outbox.publish(OUTBOX, Nested.deep(1_000_000)));
+    assertInvalid(refusal, "payload", "nested too deeply", "StackOverflowError", SwitchableCodec.class.getName());
+  }
+
+  @Test
+  void a_payload_nested_500_deep_is_accepted_and_relayed_even_from_a_caller_with_little_stack_left()
+      throws Exception {
+    SwitchableCodec.builtIn();
+    // A thread of 512 KiB: about what an application server's request thread has left under the
+    // servlet, EJB and CDI interceptors of a business method.
+    AtomicReference<Object> outcome = new AtomicReference<>();
+    Thread caller = new Thread(null, () -> {
+      try {
+        outcome.set(container.inTransaction(() -> outbox.publish(OUTBOX, Nested.deep(500))));
+      } catch (Throwable e) {
+        outcome.set(e);
+      }
+    }, "little-stack", 512 * 1024);
+    caller.start();
+    caller.join();
+    assertThat(outcome.get()).as("publish of a payload nested 500 deep").isInstanceOf(Long.class);
+    long id = (Long) outcome.get();
+    await().atMost(WAIT).until(() -> ScriptedRelay.timesHanded(id) >= 1);
+    assertThat(new String(handed(id).payload(), StandardCharsets.UTF_8)).startsWith("{\"head\":{\"next\":{\"next\":")
+        .contains("\"value\":0}");
+  }
+
+  static Stream<Arguments> codecFailures() {
+    return Stream.of(
+        Arguments.of("a NoClassDefFoundError", new NoClassDefFoundError("com/example/Missing"), "NoClassDefFoundError"),
+        Arguments.of("an ExceptionInInitializerError", new ExceptionInInitializerError(
+            new IllegalStateException("static init")), "ExceptionInInitializerError"),
+        Arguments.of("a checked IOException, thrown sneakily", new java.io.IOException("disk gone"), "IOException"),
+        Arguments.of("an exception whose getMessage throws", new UnreadableException(), UnreadableException.class
+            .getName()));
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @MethodSource("codecFailures")
+  void a_codec_failing_with_any_exception_or_linkage_error_is_refused_naming_the_payload_and_the_transaction_goes_on(
+      String what, Throwable failure, String named) throws Exception {
+    SwitchableCodec.throwing(failure);
+    RuntimeException refusal = refusedThenAnotherPublished(() -> outbox.publish(OUTBOX, Headered.key("codec")));
+    assertInvalid(refusal, "payload", named, SwitchableCodec.class.getName());
+    assertThat(refusal.getCause()).isSameAs(failure);
+  }
+
+  /** An exception that cannot even say what it is. */
+  static final class UnreadableException extends RuntimeException {
+    @Override
+    public String getMessage() {
+      throw new IllegalStateException("getMessage is broken");
+    }
+  }
+
+  /** A message whose payload is a linked list: an ordinary object nested as deep as the list is long. */
+  public static final class Nested implements OutboxMessage {
+    private final Node head;
+
+    private Nested(Node head) {
+      this.head = head;
+    }
+
+    static Nested deep(int depth) {
+      Node head = null;
+      for (int i = 0; i < depth; i++) {
+        head = new Node(i, head);
+      }
+      return new Nested(head);
+    }
+
+    public Node getHead() {
+      return head;
+    }
+  }
+
+  /** A node of {@link Nested}'s list. */
+  public static final class Node {
+    private final int value;
+    private final Node next;
+
+    Node(int value, Node next) {
+      this.value = value;
+      this.next = next;
+    }
+
+    public int getValue() {
+      return value;
+    }
+
+    public Node getNext() {
+      return next;
+    }
+  }
+
   // ---- 10-11. transaction and outbox ----
 
   @Test
@@ -600,6 +710,46 @@ abstract class PublishValidationContractTest {
     assertThat(Rows.count(database(), "test_order", "id = ?", orderId)).as("the business row").isEqualTo(1);
     assertThat(Rows.count(database(), "outbox_message", "")).as("message rows written").isZero();
     return thrown.get();
+  }
+
+  /**
+   * Like {@link #refused}, and then the same transaction publishes a good message after the
+   * refusal: that message, and only it, is committed with the business row.
+   */
+  RuntimeException refusedThenAnotherPublished(Publish publish) throws Exception {
+    long orderId = ORDER_IDS.incrementAndGet();
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    AtomicReference<Long> acceptedId = new AtomicReference<>();
+    AtomicReference<Long> afterId = new AtomicReference<>();
+    AtomicInteger statusAfter = new AtomicInteger(-1);
+    Exception commitFailure = null;
+    try {
+      container.inTransaction(() -> {
+        container.entityManager().persist(new TestOrder(orderId, "business work"));
+        try {
+          acceptedId.set(publish.call());
+        } catch (Throwable e) {
+          thrown.set(e);
+        }
+        statusAfter.set(container.transactionManager().getStatus());
+        SwitchableCodec.mode(SwitchableCodec.Mode.JSON);
+        afterId.set(outbox.publish(OUTBOX, Headered.key("after-the-refusal")));
+      });
+    } catch (Exception e) {
+      commitFailure = e;
+    }
+    if (thrown.get() == null) {
+      fail("publish accepted the message (id " + acceptedId.get() + ")"
+          + (commitFailure == null ? "" : "; the commit then failed: " + rootCause(commitFailure)));
+    }
+    assertThat(thrown.get()).as("what publish threw").isInstanceOf(RuntimeException.class);
+    assertThat(statusAfter.get()).as("transaction status after the refused publish (0 = active, 1 = marked"
+        + " rollback); publish threw " + thrown.get()).isEqualTo(Status.STATUS_ACTIVE);
+    assertThat(commitFailure).as("the caller publishes again and commits after a refused publish").isNull();
+    assertThat(Rows.count(database(), "test_order", "id = ?", orderId)).as("the business row").isEqualTo(1);
+    assertThat(Rows.count(database(), "outbox_message", "")).as("message rows written").isEqualTo(1);
+    assertThat(Rows.message(database(), afterId.get())).as("the message published after the refusal").isNotNull();
+    return (RuntimeException) thrown.get();
   }
 
   static InvalidOutboxMessageException assertInvalid(RuntimeException refusal, String field, String... words) {

@@ -9,6 +9,7 @@ import jakarta.transaction.HeuristicRollbackException;
 import jakarta.transaction.RollbackException;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionManager;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.UserTransaction;
 import java.time.Duration;
@@ -30,8 +31,10 @@ public class Transactions {
 
   @Inject Instance<TransactionSynchronizationRegistry> registryBeans;
   @Inject Instance<UserTransaction> userTransactionBeans;
+  @Inject Instance<TransactionManager> transactionManagerBeans;
 
   private volatile TransactionSynchronizationRegistry registry;
+  private volatile TransactionManager transactionManager;
 
   public TransactionSynchronizationRegistry registry() {
     TransactionSynchronizationRegistry found = registry;
@@ -54,6 +57,95 @@ public class Transactions {
   /** The JTA status of the calling thread's transaction. */
   public int status() {
     return registry().getTransactionStatus();
+  }
+
+  /** The name of a JTA status, as {@link Status} names it: {@code STATUS_ROLLEDBACK}. */
+  public static String statusName(int status) {
+    return switch (status) {
+      case Status.STATUS_ACTIVE -> "STATUS_ACTIVE";
+      case Status.STATUS_MARKED_ROLLBACK -> "STATUS_MARKED_ROLLBACK";
+      case Status.STATUS_PREPARED -> "STATUS_PREPARED";
+      case Status.STATUS_COMMITTED -> "STATUS_COMMITTED";
+      case Status.STATUS_ROLLEDBACK -> "STATUS_ROLLEDBACK";
+      case Status.STATUS_UNKNOWN -> "STATUS_UNKNOWN";
+      case Status.STATUS_NO_TRANSACTION -> "STATUS_NO_TRANSACTION";
+      case Status.STATUS_PREPARING -> "STATUS_PREPARING";
+      case Status.STATUS_COMMITTING -> "STATUS_COMMITTING";
+      case Status.STATUS_ROLLING_BACK -> "STATUS_ROLLING_BACK";
+      default -> "status " + status;
+    };
+  }
+
+  /**
+   * The JTA status of the calling thread's transaction, or {@link Status#STATUS_UNKNOWN} if even
+   * asking fails (the transaction manager is shutting down): for describing a failure.
+   */
+  public int statusOrUnknown() {
+    try {
+      return status();
+    } catch (RuntimeException e) {
+      return Status.STATUS_UNKNOWN;
+    }
+  }
+
+  /**
+   * The timeout, in seconds, of the calling thread's transaction, as the transaction manager
+   * states it; 0 if it cannot tell. Only for describing a transaction that ended: JTA has no
+   * portable way to ask, so this asks Narayana's {@code com.arjuna.ats.jta.transaction.Transaction}
+   * ({@code getTimeout()}) of a TransactionManager found as a CDI bean, in JNDI or as Narayana's
+   * own, and gives up quietly elsewhere.
+   */
+  public int timeoutSeconds() {
+    try {
+      TransactionManager manager = transactionManager();
+      Object transaction = manager == null ? null : manager.getTransaction();
+      if (transaction == null) {
+        return 0;
+      }
+      for (Class<?> type = transaction.getClass(); type != null; type = type.getSuperclass()) {
+        for (Class<?> face : type.getInterfaces()) {
+          if (face.getName().equals("com.arjuna.ats.jta.transaction.Transaction")) {
+            Object timeout = face.getMethod("getTimeout").invoke(transaction);
+            return timeout instanceof Integer seconds && seconds > 0 ? seconds : 0;
+          }
+        }
+      }
+      return 0;
+    } catch (Exception | LinkageError unknown) {
+      LOG.log(Level.FINE, "Could not ask the transaction manager for the transaction's timeout", unknown);
+      return 0;
+    }
+  }
+
+  private TransactionManager transactionManager() {
+    TransactionManager found = transactionManager;
+    if (found != null) {
+      return found;
+    }
+    if (transactionManagerBeans.isResolvable()) {
+      found = transactionManagerBeans.get();
+    }
+    for (String name : new String[] {"java:comp/TransactionManager", "java:jboss/TransactionManager",
+        "java:/TransactionManager"}) {
+      if (found != null) {
+        break;
+      }
+      try {
+        found = (TransactionManager) new InitialContext().lookup(name);
+      } catch (NamingException | RuntimeException notThere) {
+        // Try the next name.
+      }
+    }
+    if (found == null) {
+      try {
+        found = (TransactionManager) Class.forName("com.arjuna.ats.jta.TransactionManager", true,
+            Transactions.class.getClassLoader()).getMethod("transactionManager").invoke(null);
+      } catch (Exception | LinkageError notNarayana) {
+        return null;
+      }
+    }
+    transactionManager = found;
+    return found;
   }
 
   /** Whether the calling thread has a transaction that work can still join. */

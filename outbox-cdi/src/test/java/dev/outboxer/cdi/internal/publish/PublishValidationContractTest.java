@@ -85,7 +85,7 @@ abstract class PublishValidationContractTest {
         .config("outbox.serial.backoff.max", "1m")
         // An outbox whose relay's destination has rules of its own (MessageConstraints).
         .config("outbox.strict.relay", DestinationRulesRelayProvider.NAME)
-        .beans(ScriptedRelay.class, SwitchableCodec.class, DestinationRulesRelayProvider.class)
+        .beans(ScriptedRelay.class, SwitchableCodec.class, DestinationRulesRelayProvider.class, PausingInterceptor.class)
         .start();
     outbox = container.select(Outbox.class);
   }
@@ -101,6 +101,7 @@ abstract class PublishValidationContractTest {
 
   @BeforeEach
   void clean() {
+    PausingInterceptor.disarm();
     logs = LogCapture.start();
     SwitchableCodec.mode(SwitchableCodec.Mode.JSON);
     ScriptedRelay.reset();
@@ -424,6 +425,76 @@ abstract class PublishValidationContractTest {
       transaction.rollback();
     }
     assertThat(Rows.messages(database(), OUTBOX)).isZero();
+  }
+
+  @Test
+  void publish_after_the_transaction_timed_out_says_it_was_rolled_back_naming_the_timeout_and_writes_nothing()
+      throws Exception {
+    long orderId = ORDER_IDS.incrementAndGet();
+    UserTransaction transaction = com.arjuna.ats.jta.UserTransaction.userTransaction();
+    transaction.setTransactionTimeout(1);
+    transaction.begin();
+    transaction.setTransactionTimeout(0);
+    try {
+      container.entityManager().persist(new TestOrder(orderId, "business work"));
+      Thread.sleep(1_500);
+      await().atMost(WAIT).until(() -> container.transactionManager().getStatus() != Status.STATUS_ACTIVE);
+      assertThatThrownBy(() -> outbox.publish(OUTBOX, Headered.key("too-late")))
+          .isInstanceOf(OutboxTransactionRequiredException.class)
+          .hasMessageContaining("Outbox 'orders'")
+          .hasMessageContaining("no longer active")
+          .hasMessageContaining("rolled back")
+          .hasMessageContaining("transaction timeout of 1 s")
+          .hasMessageContaining("STATUS_ROLLEDBACK")
+          .hasMessageNotContaining("none is active")
+          .hasMessageContaining("Nothing was written");
+    } finally {
+      endTimedOut(transaction);
+    }
+    assertThat(Rows.count(database(), "outbox_message", "")).as("message rows written").isZero();
+    assertThat(Rows.count(database(), "test_order", "id = ?", orderId)).as("the business row").isZero();
+  }
+
+  @Test
+  void publish_whose_transaction_times_out_between_its_check_and_its_write_says_the_transaction_ended_not_a_container_exception()
+      throws Exception {
+    UserTransaction transaction = com.arjuna.ats.jta.UserTransaction.userTransaction();
+    transaction.setTransactionTimeout(1);
+    transaction.begin();
+    transaction.setTransactionTimeout(0);
+    try {
+      // publish has found the transaction active; the reaper rolls it back before the write.
+      PausingInterceptor.pauseNextPublishUntil(() -> {
+        try {
+          return container.transactionManager().getStatus() != Status.STATUS_ACTIVE;
+        } catch (Exception e) {
+          return true;
+        }
+      });
+      assertThatThrownBy(() -> outbox.publish(OUTBOX, Headered.key("raced")))
+          .isInstanceOf(dev.outboxer.OutboxException.class)
+          .isNotInstanceOf(jakarta.enterprise.context.ContextNotActiveException.class)
+          .hasMessageContaining("Outbox 'orders'")
+          .hasMessageContaining("ended while publish")
+          .hasMessageContaining("rolled back")
+          .hasMessageContaining("Nothing was written");
+    } finally {
+      PausingInterceptor.disarm();
+      endTimedOut(transaction);
+    }
+    assertThat(Rows.count(database(), "outbox_message", "")).as("message rows written").isZero();
+  }
+
+  /** Ends a transaction the reaper rolled back and frees the thread of it. */
+  private void endTimedOut(UserTransaction transaction) throws Exception {
+    try {
+      transaction.rollback();
+    } catch (Exception alreadyRolledBack) {
+      // The reaper rolled it back: the thread stays associated until this call, which may say so.
+    }
+    if (container.transactionManager().getTransaction() != null) {
+      container.transactionManager().suspend();
+    }
   }
 
   @Test

@@ -24,6 +24,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * stack of {@value #ENCODER_STACK_BYTES} bytes (reserved, not committed, until used), where
  * thousands of levels fit; the caller waits. A payload nested deeper than even that fails with a
  * {@link StackOverflowError}, which {@code publish} turns into an {@code InvalidOutboxMessageException}.
+ *
+ * <p>JSON-B writes only the properties it can see: public getters and public fields (and what
+ * {@code @JsonbProperty} or a {@code @JsonbVisibility} shows it). State kept in private fields
+ * without a getter is not written, and an object of a class that shows JSON-B no property at all is
+ * written as {@code {}}, whatever its values. The codec refuses that case ({@link UnseenState}: an
+ * {@code InvalidOutboxMessageException} naming the path, such as {@code payload.body}, and the
+ * class), so that a message is never relayed with its state silently missing. A class that shows
+ * some properties but hides others is not detected: the hidden ones are dropped. To see what is
+ * relayed, encode the message in a test and assert the JSON: {@code
+ * JsonbBuilder.create().toJson(message)} writes what this codec writes.
  */
 final class JsonbPayloadCodec implements PayloadCodec {
 
@@ -85,7 +95,9 @@ final class JsonbPayloadCodec implements PayloadCodec {
       Thread encoder = Thread.currentThread();
       encoder.setContextClassLoader(callers);
       try {
-        return jsonb.toJson(message);
+        String json = jsonb.toJson(message);
+        UnseenState.check(message, json);
+        return json;
       } finally {
         encoder.setContextClassLoader(null);
       }

@@ -241,6 +241,8 @@ public class OutboxPublisher implements Outbox {
     byte[] payload;
     try {
       payload = codec.encode(message);
+    } catch (UnseenState.Dropped dropped) {
+      throw MessageChecks.invalid(outbox, dropped.path(), dropped.getMessage());
     } catch (Exception | StackOverflowError | LinkageError e) {
       // Whatever the codec throws: a checked exception thrown sneakily, a class it could not load or
       // initialise, the stack overflow of a payload nested too deeply (the stack has unwound to this

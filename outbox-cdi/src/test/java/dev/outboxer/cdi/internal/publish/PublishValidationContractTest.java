@@ -408,6 +408,141 @@ abstract class PublishValidationContractTest {
     }
   }
 
+  // ---- issue 24, item 3: state JSON-B cannot see is not dropped silently ----
+
+  static Stream<Arguments> unseenState() {
+    return Stream.of(
+        Arguments.of("a field of the message", new Unseen(new Money("12.50", "EUR"), java.util.List.of(),
+            Map.of()), "payload.body"),
+        Arguments.of("an element of a list", new Unseen(null, java.util.List.of(new Visible("a"), new Money("1", "USD")),
+            Map.of()), "payload.items[1]"),
+        Arguments.of("a value of a map", new Unseen(null, java.util.List.of(), Map.of("fee", new Money("2", "CHF"))),
+            "payload.byName.fee"),
+        Arguments.of("the message itself", new HiddenMessage(42), "payload"));
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @MethodSource("unseenState")
+  void state_the_json_b_codec_cannot_see_is_refused_naming_its_path_and_type_instead_of_stored_as_an_empty_object(
+      String what, OutboxMessage message, String path) throws Exception {
+    SwitchableCodec.builtIn();
+    RuntimeException refusal = refused(() -> outbox.publish(OUTBOX, message));
+    String type = message instanceof HiddenMessage ? HiddenMessage.class.getName() : Money.class.getName();
+    assertInvalid(refusal, path, type, "{}", "no public getter");
+  }
+
+  @Test
+  void empty_objects_json_b_writes_on_purpose_are_accepted_and_relayed_as_empty_objects() throws Exception {
+    SwitchableCodec.builtIn();
+    long id = container.inTransaction(() -> outbox.publish(OUTBOX, new LegitimatelyEmpty()));
+
+    await().atMost(WAIT).until(() -> ScriptedRelay.timesHanded(id) >= 1);
+    assertThat(new String(handed(id).payload(), StandardCharsets.UTF_8)).isEqualTo("{\"allNull\":{},\"emptyMap\":{},"
+        + "\"ignored\":{},\"marker\":{},\"markers\":[{},{}],\"text\":\"{}\"}");
+  }
+
+  /** A message with a field, a list and a map that can hold objects whose state JSON-B cannot see. */
+  public static final class Unseen implements OutboxMessage {
+    private final Object body;
+    private final java.util.List<Object> items;
+    private final Map<String, Object> byName;
+
+    Unseen(Object body, java.util.List<Object> items, Map<String, Object> byName) {
+      this.body = body;
+      this.items = items;
+      this.byName = byName;
+    }
+
+    public Object getBody() {
+      return body;
+    }
+
+    public java.util.List<Object> getItems() {
+      return items;
+    }
+
+    public Map<String, Object> getByName() {
+      return byName;
+    }
+  }
+
+  /** Money with its state in private fields and no getter: JSON-B writes {}. */
+  public static final class Money {
+    private final java.math.BigDecimal amount;
+    private final String currency;
+
+    Money(String amount, String currency) {
+      this.amount = new java.math.BigDecimal(amount);
+      this.currency = currency;
+    }
+
+    @Override
+    public String toString() {
+      return amount + " " + currency;
+    }
+  }
+
+  /** A value JSON-B sees. */
+  public static final class Visible {
+    private final String name;
+
+    Visible(String name) {
+      this.name = name;
+    }
+
+    public String getName() {
+      return name;
+    }
+  }
+
+  /** A message whose own state JSON-B cannot see: the whole payload would be {}. */
+  public static final class HiddenMessage implements OutboxMessage {
+    private final long orderId;
+
+    HiddenMessage(long orderId) {
+      this.orderId = orderId;
+    }
+  }
+
+  /** Empty objects that are what the application meant. */
+  public static final class LegitimatelyEmpty implements OutboxMessage {
+    public Visible getAllNull() {
+      return new Visible(null);
+    }
+
+    public Map<String, String> getEmptyMap() {
+      return Map.of();
+    }
+
+    public Ignored getIgnored() {
+      return new Ignored();
+    }
+
+    public Marker getMarker() {
+      return new Marker();
+    }
+
+    public java.util.List<Marker> getMarkers() {
+      return java.util.List.of(new Marker(), new Marker());
+    }
+
+    public String getText() {
+      return "{}";
+    }
+  }
+
+  /** A class without instance state. */
+  public static final class Marker {
+    static final String KIND = "marker";
+  }
+
+  /** State the application keeps out of the JSON on purpose. */
+  public static final class Ignored {
+    @jakarta.json.bind.annotation.JsonbTransient
+    private final String secret = "s";
+    private final transient String cache = "c";
+  }
+
   // ---- 10-11. transaction and outbox ----
 
   @Test

@@ -33,6 +33,10 @@ public class SwitchableCodec implements PayloadCodec {
     mode = newMode;
   }
 
+  public static Mode mode() {
+    return mode;
+  }
+
   /** From now on every message encodes as these bytes (a copy each time). */
   public static void returning(byte[] payload) {
     fixed = payload.clone();

@@ -22,7 +22,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * nested a few hundred levels deep can overflow what is left of the stack of an application server's
  * request thread under its interceptors. The codec therefore encodes on threads of its own with a
  * stack of {@value #ENCODER_STACK_BYTES} bytes (reserved, not committed, until used), where
- * thousands of levels fit; the caller waits. A payload nested deeper than even that fails with a
+ * thousands of levels fit; the caller waits (interrupts are kept for after the encoding). The
+ * getters JSON-B calls run there too, so they see the caller's context class loader but not its
+ * thread-bound contexts (CDI request scope, security, {@code java:comp}): message getters should
+ * return data. A payload nested deeper than even that fails with a
  * {@link StackOverflowError}, which {@code publish} turns into an {@code InvalidOutboxMessageException}.
  *
  * <p>JSON-B writes only the properties it can see: public getters and public fields (and what

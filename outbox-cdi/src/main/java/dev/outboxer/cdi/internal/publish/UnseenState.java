@@ -35,8 +35,8 @@ import java.util.logging.Logger;
  * it. Where the two cannot be matched for sure (an adapter, a serializer, a renamed or custom
  * property, a map written as entries, a JDK type), nothing is refused. Empty objects the application
  * means are not refused: an empty map or collection, an object of a class without instance state,
- * one whose visible properties are all null, one whose state is {@code transient} or {@code
- * @JsonbTransient}, records, and anything JSON-B is told about by an annotation. If the check itself
+ * one whose visible properties are all null, one whose state is {@code transient} or marked
+ * {@code @JsonbTransient}, records, and anything JSON-B is told about by an annotation. If the check itself
  * fails, the payload is accepted, as it was before the check existed.
  */
 final class UnseenState {

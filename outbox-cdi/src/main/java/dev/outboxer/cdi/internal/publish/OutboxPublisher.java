@@ -143,8 +143,11 @@ public class OutboxPublisher implements Outbox {
   /** Something other than the database's refusal failed while the message was being written. */
   private OutboxException failedWhileWriting(String outbox, RuntimeException failure, boolean written) {
     int status = transactions.statusOrUnknown();
-    if (failure instanceof ContextNotActiveException || (status != Status.STATUS_ACTIVE
-        && status != Status.STATUS_MARKED_ROLLBACK)) {
+    // Ended: no longer active, or marked for rollback and its transaction-scoped context already gone
+    // (the reaper marks a transaction it cannot roll back at once). A context missing from a transaction
+    // that is still active is a deployment problem, not an ended transaction: described as it is below.
+    if (status != Status.STATUS_ACTIVE && (status != Status.STATUS_MARKED_ROLLBACK
+        || failure instanceof ContextNotActiveException)) {
       return transactionEnded(outbox, status, failure);
     }
     String outcome;

@@ -17,7 +17,8 @@ public class InvalidOutboxMessageException extends OutboxException {
 
   /**
    * @param field the part of the message at fault: {@code message}, {@code groupKey}, {@code
-   *     headers}, {@code header 'name'}, {@code payload} or {@code type}
+   *     headers}, {@code header 'name'}, {@code payload} (or a path into it, such as {@code
+   *     payload.body}) or {@code type}
    * @param message the full description
    */
   public InvalidOutboxMessageException(String field, String message) {

@@ -38,7 +38,8 @@ public interface Outbox {
    *     seen
    * @return the message id, unique across all outboxes and increasing in insertion order
    * @throws OutboxTransactionRequiredException if no JTA transaction is active, or the active one is
-   *     marked for rollback; nothing is written
+   *     marked for rollback, or it was rolled back (by its timeout, for example) before or while
+   *     publish wrote the message; nothing is written
    * @throws UnknownOutboxException if the type has no {@code @Outboxed} annotation, or names an
    *     outbox that is not configured
    * @throws InvalidOutboxMessageException if the message is {@code null}, or a field of it cannot
@@ -56,7 +57,8 @@ public interface Outbox {
    * @param message the message
    * @return the message id, unique across all outboxes and increasing in insertion order
    * @throws OutboxTransactionRequiredException if no JTA transaction is active, or the active one is
-   *     marked for rollback; nothing is written
+   *     marked for rollback, or it was rolled back (by its timeout, for example) before or while
+   *     publish wrote the message; nothing is written
    * @throws UnknownOutboxException if no outbox of that name is configured
    * @throws InvalidOutboxMessageException if the message is {@code null} or cannot be stored or
    *     delivered; nothing is written

@@ -7,9 +7,11 @@ import dev.outboxer.OutboxMessage;
  *
  * <p>Outboxer uses the application's CDI bean of this type if there is one (exactly one; two are
  * a deployment error), and its built-in JSON-B codec ({@code application/json}, UTF-8) otherwise.
- * The codec runs inside {@link dev.outboxer.Outbox#publish}, in the caller's transaction; an
- * exception it throws reaches the caller and nothing is written. Implementations must be
- * thread-safe.
+ * The codec runs inside {@link dev.outboxer.Outbox#publish}, on the caller's thread, in the
+ * caller's transaction. Whatever it throws (any exception, a {@link LinkageError}, the {@link
+ * StackOverflowError} of a payload nested too deeply) reaches the caller as an {@link
+ * dev.outboxer.InvalidOutboxMessageException} of field {@code payload}, with the codec's failure as
+ * cause; nothing is written and the transaction stays active. Implementations must be thread-safe.
  */
 public interface PayloadCodec {
 

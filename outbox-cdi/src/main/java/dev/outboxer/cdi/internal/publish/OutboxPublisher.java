@@ -24,6 +24,7 @@ import dev.outboxer.cdi.internal.work.Workers;
 import dev.outboxer.spi.PayloadCodec;
 import dev.outboxer.spi.PublishInterceptor;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.ContextNotActiveException;
 import jakarta.inject.Inject;
 import jakarta.transaction.Status;
 import java.sql.SQLException;
@@ -105,24 +106,83 @@ public class OutboxPublisher implements Outbox {
       throw MessageChecks.invalid(outbox, "message", "the message " + refused);
     }
 
-    // Through a JTA data source the connection is the transaction's by construction; through an
-    // EntityManager it is only if the EntityManager joined the transaction.
-    if (!jdbc.viaDataSource() && !entityManagers.entityManager().isJoinedToTransaction()) {
-      throw new OutboxException("Outbox '" + outbox + "': the EntityManager Outboxer uses is not joined to the active"
-          + " JTA transaction, so the message would not commit with it. Produce a container-managed (or"
-          + " @TransactionScoped) EntityManager with @OutboxPersistence. Nothing was written.");
-    }
-    int partitionKey = groupKey == null ? GroupHash.partitionKeyOfUngrouped() : GroupHash.partitionKey(groupKey);
-    PublishStatements.NewMessage row = new PublishStatements.NewMessage(outbox, partitionKey, groupKey, type,
-        codecs.payloadCodec().contentType(), payload, codecs.encodeHeaders(headers), time.nowUtc());
-    PublishStatements.Inserted inserted;
+    PublishStatements.Inserted inserted = null;
     try {
-      inserted = jdbc.call(connection -> statements.insert(connection, row, settings.serializeWrites()));
-    } catch (SQLException e) {
-      throw writeFailed(outbox, groupKey, e);
+      // Through a JTA data source the connection is the transaction's by construction; through an
+      // EntityManager it is only if the EntityManager joined the transaction.
+      if (!jdbc.viaDataSource() && !entityManagers.entityManager().isJoinedToTransaction()) {
+        throw new OutboxException("Outbox '" + outbox + "': the EntityManager Outboxer uses is not joined to the"
+            + " active JTA transaction, so the message would not commit with it. Produce a container-managed (or"
+            + " @TransactionScoped) EntityManager with @OutboxPersistence. Nothing was written.");
+      }
+      int partitionKey = groupKey == null ? GroupHash.partitionKeyOfUngrouped() : GroupHash.partitionKey(groupKey);
+      PublishStatements.NewMessage row = new PublishStatements.NewMessage(outbox, partitionKey, groupKey, type,
+          codecs.payloadCodec().contentType(), payload, codecs.encodeHeaders(headers), time.nowUtc());
+      try {
+        inserted = jdbc.call(connection -> statements.insert(connection, row, settings.serializeWrites()));
+      } catch (SQLException e) {
+        int status = transactions.statusOrUnknown();
+        if (!Sql.isDeadlock(e) && status != Status.STATUS_ACTIVE && status != Status.STATUS_MARKED_ROLLBACK) {
+          // The connection was closed under the statement by the rollback of the transaction.
+          throw transactionEnded(outbox, status, e);
+        }
+        throw writeFailed(outbox, groupKey, e);
+      }
+      AfterCommit.record(transactions.registry(), outbox, inserted.partition(), commitHooks);
+      return inserted.id();
+    } catch (OutboxException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // No raw container exception leaves publish: the transaction manager may have rolled the
+      // transaction back under it (its timeout, from the reaper thread), and then the transaction-scoped
+      // EntityManager's context is gone (WELD-001303) or the connection closed.
+      throw failedWhileWriting(outbox, e, inserted != null);
     }
-    AfterCommit.record(transactions.registry(), outbox, inserted.partition(), commitHooks);
-    return inserted.id();
+  }
+
+  /** Something other than the database's refusal failed while the message was being written. */
+  private OutboxException failedWhileWriting(String outbox, RuntimeException failure, boolean written) {
+    int status = transactions.statusOrUnknown();
+    // Ended: no longer active, or marked for rollback and its transaction-scoped context already gone
+    // (the reaper marks a transaction it cannot roll back at once). A context missing from a transaction
+    // that is still active is a deployment problem, not an ended transaction: described as it is below.
+    if (status != Status.STATUS_ACTIVE && (status != Status.STATUS_MARKED_ROLLBACK
+        || failure instanceof ContextNotActiveException)) {
+      return transactionEnded(outbox, status, failure);
+    }
+    String outcome;
+    if (written) {
+      // The row is in the transaction: it must not commit after publish failed.
+      try {
+        transactions.registry().setRollbackOnly();
+        outcome = "The row may have been written, so the transaction is marked for rollback.";
+      } catch (RuntimeException e) {
+        failure.addSuppressed(e);
+        outcome = "The row may have been written, and marking the transaction for rollback failed: roll it back.";
+      }
+    } else {
+      outcome = "Nothing was written.";
+    }
+    return new OutboxException("Outbox '" + outbox + "': writing the message failed (" + describe(failure) + "). "
+        + outcome, failure);
+  }
+
+  /** The transaction ended (was rolled back) while publish was writing the message. */
+  private OutboxTransactionRequiredException transactionEnded(String outbox, int status, Throwable failure) {
+    OutboxTransactionRequiredException ended = new OutboxTransactionRequiredException(outbox, "Outbox '" + outbox
+        + "': the caller's JTA transaction ended while publish was writing the message: it was rolled back ("
+        + Transactions.statusName(status) + "), for example by " + timeoutText() + " (" + describe(failure) + ")."
+        + " Nothing was written, and the business work of the transaction is rolled back too: run it again in a new"
+        + " transaction" + (status == Status.STATUS_ROLLEDBACK || status == Status.STATUS_ROLLING_BACK ? ", with a"
+        + " longer timeout if it was the timeout." : "."));
+    ended.initCause(failure);
+    return ended;
+  }
+
+  /** "the transaction timeout of 30 s", or without the number if the transaction manager cannot tell. */
+  private String timeoutText() {
+    int seconds = transactions.timeoutSeconds();
+    return seconds > 0 ? "the transaction timeout of " + seconds + " s" : "its transaction timeout";
   }
 
   /** The message's headers plus what the interceptors add; the message's own win. */
@@ -156,8 +216,22 @@ public class OutboxPublisher implements Outbox {
     }
     if (status == Status.STATUS_MARKED_ROLLBACK) {
       throw new OutboxTransactionRequiredException(outbox, "Outbox '" + outbox + "': the caller's JTA transaction is"
-          + " marked for rollback (an earlier failure in it, or setRollbackOnly), so the message could never be"
-          + " committed. Nothing was written. Publish in a transaction that can still commit.");
+          + " marked for rollback (an earlier failure in it, setRollbackOnly, or the transaction manager when "
+          + timeoutText() + " passed), so the message could never be committed. Nothing was written. Publish in a"
+          + " transaction that can still commit.");
+    }
+    if (status == Status.STATUS_ROLLEDBACK || status == Status.STATUS_ROLLING_BACK) {
+      // Narayana leaves a transaction its reaper rolled back (the timeout) associated with the thread.
+      throw new OutboxTransactionRequiredException(outbox, "Outbox '" + outbox + "': the caller's JTA transaction is"
+          + " no longer active: it was rolled back (" + Transactions.statusName(status) + "), for example by "
+          + timeoutText() + ", and the business work done in it is rolled back too. Nothing was written. Run the"
+          + " work again in a new transaction, with a longer timeout if it was the timeout.");
+    }
+    if (status != Status.STATUS_NO_TRANSACTION) {
+      throw new OutboxTransactionRequiredException(outbox, "Outbox '" + outbox + "': the caller's JTA transaction is"
+          + " no longer active (" + Transactions.statusName(status) + "): it is completing or has completed, so a"
+          + " message written now would not be part of it. Nothing was written. Publish inside the business"
+          + " transaction, before its commit.");
     }
     throw new OutboxTransactionRequiredException(outbox, "Outbox '" + outbox + "': publish needs an active JTA"
         + " transaction, so that the message commits or rolls back with the business data; none is active."
@@ -170,9 +244,14 @@ public class OutboxPublisher implements Outbox {
     byte[] payload;
     try {
       payload = codec.encode(message);
-    } catch (RuntimeException e) {
-      throw new InvalidOutboxMessageException("payload", "Outbox '" + outbox + "': the " + codec.getClass().getName()
-          + " could not encode the " + message.getClass().getName() + " (" + e + "). Nothing was written.", e);
+    } catch (UnseenState.Dropped dropped) {
+      throw MessageChecks.invalid(outbox, dropped.path(), dropped.getMessage());
+    } catch (Exception | StackOverflowError | LinkageError e) {
+      // Whatever the codec throws: a checked exception thrown sneakily, a class it could not load or
+      // initialise, the stack overflow of a payload nested too deeply (the stack has unwound to this
+      // frame by now, so there is room again). None of them may leave publish raw: an Error would be a
+      // system exception that makes an EJB container roll back the caller's whole transaction.
+      throw cannotEncode(outbox, codec, message, e);
     }
     if (payload == null) {
       throw MessageChecks.invalid(outbox, "payload", "the payload codec " + codec.getClass().getName()
@@ -183,6 +262,39 @@ public class OutboxPublisher implements Outbox {
           + " is " + outboxLimits.maxPayloadBytes() + " bytes (" + outboxLimits.payloadLimitSource() + ")");
     }
     return payload;
+  }
+
+  /** The codec failed: the message names the payload, the codec and why; nothing was written. */
+  static InvalidOutboxMessageException cannotEncode(String outbox, PayloadCodec codec, OutboxMessage message,
+      Throwable failure) {
+    String codecName = codec instanceof JsonbPayloadCodec ? "the JSON-B codec" : "the payload codec " + className(codec);
+    String problem = failure instanceof StackOverflowError
+        ? "the payload of the " + message.getClass().getName() + " is nested too deeply for " + codecName
+            + " (StackOverflowError): make it flatter (a list instead of a chain of objects, for example), or encode"
+            + " it with a PayloadCodec of your own"
+        : codecName + " could not encode the " + message.getClass().getName() + " (" + describe(failure) + ")";
+    return new InvalidOutboxMessageException("payload", "Outbox '" + outbox + "': " + problem + ". Nothing was"
+        + " written.", failure);
+  }
+
+  /** A bean's class, without the CDI container's client proxy suffix. */
+  private static String className(Object bean) {
+    String name = bean.getClass().getName();
+    int proxy = name.indexOf("$Proxy$");
+    return proxy > 0 ? name.substring(0, proxy) : name;
+  }
+
+  /**
+   * The failure's class and message, also when its {@code getMessage} or {@code toString} throws.
+   * (To be replaced by the shared {@code dev.outboxer.spi.Failures.describe}.)
+   */
+  private static String describe(Throwable failure) {
+    try {
+      return String.valueOf(failure);
+    } catch (Throwable unreadable) {
+      return failure.getClass().getName() + " [its message could not be read: " + unreadable.getClass().getName()
+          + "]";
+    }
   }
 
   /**

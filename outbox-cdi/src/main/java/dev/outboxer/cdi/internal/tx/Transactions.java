@@ -53,9 +53,10 @@ public class Transactions {
 
   /**
    * The transaction manager, where the platform lets an application have it: a CDI bean (Narayana
-   * in Java SE), else WildFly's and the common JNDI names. Outboxer uses it only to roll back a
-   * worker transaction that a relay took off the worker's thread; without it such a transaction
-   * ends at its timeout.
+   * in Java SE), else WildFly's and the common JNDI names, else Narayana's own accessor. Outboxer
+   * uses it only to roll back a worker transaction that a relay took off the worker's thread
+   * (without it such a transaction ends at its timeout) and to name the timeout of a caller's
+   * transaction that ended.
    */
   Optional<TransactionManager> transactionManager() {
     Optional<TransactionManager> found = transactionManager;
@@ -77,6 +78,15 @@ public class Transactions {
           found = Optional.of((TransactionManager) new InitialContext().lookup(name));
         } catch (NamingException | RuntimeException notThere) {
           // the next name
+        }
+      }
+      if (found.isEmpty()) {
+        try {
+          // Java SE with Narayana and no CDI bean of the type: its own accessor.
+          found = Optional.of((TransactionManager) Class.forName("com.arjuna.ats.jta.TransactionManager", true,
+              Transactions.class.getClassLoader()).getMethod("transactionManager").invoke(null));
+        } catch (Exception | LinkageError notNarayana) {
+          // none to be had
         }
       }
       transactionManager = found;
@@ -111,6 +121,64 @@ public class Transactions {
   /** The JTA status of the calling thread's transaction. */
   public int status() {
     return registry().getTransactionStatus();
+  }
+
+  /** The name of a JTA status, as {@link Status} names it: {@code STATUS_ROLLEDBACK}. */
+  public static String statusName(int status) {
+    return switch (status) {
+      case Status.STATUS_ACTIVE -> "STATUS_ACTIVE";
+      case Status.STATUS_MARKED_ROLLBACK -> "STATUS_MARKED_ROLLBACK";
+      case Status.STATUS_PREPARED -> "STATUS_PREPARED";
+      case Status.STATUS_COMMITTED -> "STATUS_COMMITTED";
+      case Status.STATUS_ROLLEDBACK -> "STATUS_ROLLEDBACK";
+      case Status.STATUS_UNKNOWN -> "STATUS_UNKNOWN";
+      case Status.STATUS_NO_TRANSACTION -> "STATUS_NO_TRANSACTION";
+      case Status.STATUS_PREPARING -> "STATUS_PREPARING";
+      case Status.STATUS_COMMITTING -> "STATUS_COMMITTING";
+      case Status.STATUS_ROLLING_BACK -> "STATUS_ROLLING_BACK";
+      default -> "status " + status;
+    };
+  }
+
+  /**
+   * The JTA status of the calling thread's transaction, or {@link Status#STATUS_UNKNOWN} if even
+   * asking fails (the transaction manager is shutting down): for describing a failure.
+   */
+  public int statusOrUnknown() {
+    try {
+      return status();
+    } catch (RuntimeException e) {
+      return Status.STATUS_UNKNOWN;
+    }
+  }
+
+  /**
+   * The timeout, in seconds, of the calling thread's transaction, as the transaction manager
+   * states it; 0 if it cannot tell. Only for describing a transaction that ended: JTA has no
+   * portable way to ask, so this asks Narayana's {@code com.arjuna.ats.jta.transaction.Transaction}
+   * ({@code getTimeout()}) of a TransactionManager found as a CDI bean, in JNDI or as Narayana's
+   * own, and gives up quietly elsewhere.
+   */
+  public int timeoutSeconds() {
+    try {
+      TransactionManager manager = transactionManager().orElse(null);
+      Object transaction = manager == null ? null : manager.getTransaction();
+      if (transaction == null) {
+        return 0;
+      }
+      for (Class<?> type = transaction.getClass(); type != null; type = type.getSuperclass()) {
+        for (Class<?> face : type.getInterfaces()) {
+          if (face.getName().equals("com.arjuna.ats.jta.transaction.Transaction")) {
+            Object timeout = face.getMethod("getTimeout").invoke(transaction);
+            return timeout instanceof Integer seconds && seconds > 0 ? seconds : 0;
+          }
+        }
+      }
+      return 0;
+    } catch (Exception | LinkageError unknown) {
+      LOG.log(Level.FINE, "Could not ask the transaction manager for the transaction's timeout", unknown);
+      return 0;
+    }
   }
 
   /** Whether the calling thread has a transaction that work can still join. */

@@ -85,7 +85,7 @@ abstract class PublishValidationContractTest {
         .config("outbox.serial.backoff.max", "1m")
         // An outbox whose relay's destination has rules of its own (MessageConstraints).
         .config("outbox.strict.relay", DestinationRulesRelayProvider.NAME)
-        .beans(ScriptedRelay.class, SwitchableCodec.class, DestinationRulesRelayProvider.class)
+        .beans(ScriptedRelay.class, SwitchableCodec.class, DestinationRulesRelayProvider.class, PausingInterceptor.class)
         .start();
     outbox = container.select(Outbox.class);
   }
@@ -101,6 +101,7 @@ abstract class PublishValidationContractTest {
 
   @BeforeEach
   void clean() {
+    PausingInterceptor.disarm();
     logs = LogCapture.start();
     SwitchableCodec.mode(SwitchableCodec.Mode.JSON);
     ScriptedRelay.reset();
@@ -297,6 +298,251 @@ abstract class PublishValidationContractTest {
     }
   }
 
+  // ---- issue 24, item 2: every failure of the codec is contained ----
+
+  @Test
+  void a_payload_nested_a_million_deep_is_refused_as_too_deeply_nested_and_the_transaction_publishes_another()
+      throws Exception {
+    SwitchableCodec.builtIn();
+    RuntimeException refusal = refusedThenAnotherPublished(() -> outbox.publish(OUTBOX, Nested.deep(1_000_000)));
+    assertInvalid(refusal, "payload", "nested too deeply", "StackOverflowError", Nested.class.getName());
+    assertThat(refusal.getCause()).isInstanceOf(StackOverflowError.class);
+  }
+
+  @Test
+  void a_payload_nested_a_million_deep_for_an_application_codec_is_refused_as_too_deeply_nested_naming_the_codec()
+      throws Exception {
+    // SwitchableCodec's own JSON-B, on the caller's thread.
+    RuntimeException refusal = refusedThenAnotherPublished(() -> outbox.publish(OUTBOX, Nested.deep(1_000_000)));
+    assertInvalid(refusal, "payload", "nested too deeply", "StackOverflowError", SwitchableCodec.class.getName());
+  }
+
+  @Test
+  void a_payload_nested_500_deep_is_accepted_and_relayed_even_from_a_caller_with_little_stack_left()
+      throws Exception {
+    SwitchableCodec.builtIn();
+    // A thread of 512 KiB: about what an application server's request thread has left under the
+    // servlet, EJB and CDI interceptors of a business method.
+    AtomicReference<Object> outcome = new AtomicReference<>();
+    Thread caller = new Thread(null, () -> {
+      try {
+        outcome.set(container.inTransaction(() -> outbox.publish(OUTBOX, Nested.deep(500))));
+      } catch (Throwable e) {
+        outcome.set(e);
+      }
+    }, "little-stack", 512 * 1024);
+    caller.start();
+    caller.join();
+    assertThat(outcome.get()).as("publish of a payload nested 500 deep").isInstanceOf(Long.class);
+    long id = (Long) outcome.get();
+    await().atMost(WAIT).until(() -> ScriptedRelay.timesHanded(id) >= 1);
+    assertThat(new String(handed(id).payload(), StandardCharsets.UTF_8)).startsWith("{\"head\":{\"next\":{\"next\":")
+        .contains("\"value\":0}");
+  }
+
+  static Stream<Arguments> codecFailures() {
+    return Stream.of(
+        Arguments.of("a NoClassDefFoundError", new NoClassDefFoundError("com/example/Missing"), "NoClassDefFoundError"),
+        Arguments.of("an ExceptionInInitializerError", new ExceptionInInitializerError(
+            new IllegalStateException("static init")), "ExceptionInInitializerError"),
+        Arguments.of("a checked IOException, thrown sneakily", new java.io.IOException("disk gone"), "IOException"),
+        Arguments.of("an exception whose getMessage throws", new UnreadableException(), UnreadableException.class
+            .getName()));
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @MethodSource("codecFailures")
+  void a_codec_failing_with_any_exception_or_linkage_error_is_refused_naming_the_payload_and_the_transaction_goes_on(
+      String what, Throwable failure, String named) throws Exception {
+    SwitchableCodec.throwing(failure);
+    RuntimeException refusal = refusedThenAnotherPublished(() -> outbox.publish(OUTBOX, Headered.key("codec")));
+    assertInvalid(refusal, "payload", named, SwitchableCodec.class.getName());
+    assertThat(refusal.getCause()).isSameAs(failure);
+  }
+
+  /** An exception that cannot even say what it is. */
+  static final class UnreadableException extends RuntimeException {
+    @Override
+    public String getMessage() {
+      throw new IllegalStateException("getMessage is broken");
+    }
+  }
+
+  /** A message whose payload is a linked list: an ordinary object nested as deep as the list is long. */
+  public static final class Nested implements OutboxMessage {
+    private final Node head;
+
+    private Nested(Node head) {
+      this.head = head;
+    }
+
+    static Nested deep(int depth) {
+      Node head = null;
+      for (int i = 0; i < depth; i++) {
+        head = new Node(i, head);
+      }
+      return new Nested(head);
+    }
+
+    public Node getHead() {
+      return head;
+    }
+  }
+
+  /** A node of {@link Nested}'s list. */
+  public static final class Node {
+    private final int value;
+    private final Node next;
+
+    Node(int value, Node next) {
+      this.value = value;
+      this.next = next;
+    }
+
+    public int getValue() {
+      return value;
+    }
+
+    public Node getNext() {
+      return next;
+    }
+  }
+
+  // ---- issue 24, item 3: state JSON-B cannot see is not dropped silently ----
+
+  static Stream<Arguments> unseenState() {
+    return Stream.of(
+        Arguments.of("a field of the message", new Unseen(new Money("12.50", "EUR"), java.util.List.of(),
+            Map.of()), "payload.body"),
+        Arguments.of("an element of a list", new Unseen(null, java.util.List.of(new Visible("a"), new Money("1", "USD")),
+            Map.of()), "payload.items[1]"),
+        Arguments.of("a value of a map", new Unseen(null, java.util.List.of(), Map.of("fee", new Money("2", "CHF"))),
+            "payload.byName.fee"),
+        Arguments.of("the message itself", new HiddenMessage(42), "payload"));
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @MethodSource("unseenState")
+  void state_the_json_b_codec_cannot_see_is_refused_naming_its_path_and_type_instead_of_stored_as_an_empty_object(
+      String what, OutboxMessage message, String path) throws Exception {
+    SwitchableCodec.builtIn();
+    RuntimeException refusal = refused(() -> outbox.publish(OUTBOX, message));
+    String type = message instanceof HiddenMessage ? HiddenMessage.class.getName() : Money.class.getName();
+    assertInvalid(refusal, path, type, "{}", "no public getter");
+  }
+
+  @Test
+  void empty_objects_json_b_writes_on_purpose_are_accepted_and_relayed_as_empty_objects() throws Exception {
+    SwitchableCodec.builtIn();
+    long id = container.inTransaction(() -> outbox.publish(OUTBOX, new LegitimatelyEmpty()));
+
+    await().atMost(WAIT).until(() -> ScriptedRelay.timesHanded(id) >= 1);
+    assertThat(new String(handed(id).payload(), StandardCharsets.UTF_8)).isEqualTo("{\"allNull\":{},\"emptyMap\":{},"
+        + "\"ignored\":{},\"marker\":{},\"markers\":[{},{}],\"text\":\"{}\"}");
+  }
+
+  /** A message with a field, a list and a map that can hold objects whose state JSON-B cannot see. */
+  public static final class Unseen implements OutboxMessage {
+    private final Object body;
+    private final java.util.List<Object> items;
+    private final Map<String, Object> byName;
+
+    Unseen(Object body, java.util.List<Object> items, Map<String, Object> byName) {
+      this.body = body;
+      this.items = items;
+      this.byName = byName;
+    }
+
+    public Object getBody() {
+      return body;
+    }
+
+    public java.util.List<Object> getItems() {
+      return items;
+    }
+
+    public Map<String, Object> getByName() {
+      return byName;
+    }
+  }
+
+  /** Money with its state in private fields and no getter: JSON-B writes {}. */
+  public static final class Money {
+    private final java.math.BigDecimal amount;
+    private final String currency;
+
+    Money(String amount, String currency) {
+      this.amount = new java.math.BigDecimal(amount);
+      this.currency = currency;
+    }
+
+    @Override
+    public String toString() {
+      return amount + " " + currency;
+    }
+  }
+
+  /** A value JSON-B sees. */
+  public static final class Visible {
+    private final String name;
+
+    Visible(String name) {
+      this.name = name;
+    }
+
+    public String getName() {
+      return name;
+    }
+  }
+
+  /** A message whose own state JSON-B cannot see: the whole payload would be {}. */
+  public static final class HiddenMessage implements OutboxMessage {
+    private final long orderId;
+
+    HiddenMessage(long orderId) {
+      this.orderId = orderId;
+    }
+  }
+
+  /** Empty objects that are what the application meant. */
+  public static final class LegitimatelyEmpty implements OutboxMessage {
+    public Visible getAllNull() {
+      return new Visible(null);
+    }
+
+    public Map<String, String> getEmptyMap() {
+      return Map.of();
+    }
+
+    public Ignored getIgnored() {
+      return new Ignored();
+    }
+
+    public Marker getMarker() {
+      return new Marker();
+    }
+
+    public java.util.List<Marker> getMarkers() {
+      return java.util.List.of(new Marker(), new Marker());
+    }
+
+    public String getText() {
+      return "{}";
+    }
+  }
+
+  /** A class without instance state. */
+  public static final class Marker {
+    static final String KIND = "marker";
+  }
+
+  /** State the application keeps out of the JSON on purpose. */
+  public static final class Ignored {
+    @jakarta.json.bind.annotation.JsonbTransient
+    private final String secret = "s";
+    private final transient String cache = "c";
+  }
+
   // ---- 10-11. transaction and outbox ----
 
   @Test
@@ -314,6 +560,84 @@ abstract class PublishValidationContractTest {
       transaction.rollback();
     }
     assertThat(Rows.messages(database(), OUTBOX)).isZero();
+  }
+
+  @Test
+  void publish_after_the_transaction_timed_out_says_it_was_rolled_back_naming_the_timeout_and_writes_nothing()
+      throws Exception {
+    long orderId = ORDER_IDS.incrementAndGet();
+    UserTransaction transaction = com.arjuna.ats.jta.UserTransaction.userTransaction();
+    transaction.setTransactionTimeout(1);
+    transaction.begin();
+    transaction.setTransactionTimeout(0);
+    try {
+      container.entityManager().persist(new TestOrder(orderId, "business work"));
+      Thread.sleep(1_500);
+      await().atMost(WAIT).until(this::rolledBack);
+      assertThatThrownBy(() -> outbox.publish(OUTBOX, Headered.key("too-late")))
+          .isInstanceOf(OutboxTransactionRequiredException.class)
+          .hasMessageContaining("Outbox 'orders'")
+          .hasMessageContaining("no longer active")
+          .hasMessageContaining("rolled back")
+          .hasMessageContaining("transaction timeout of 1 s")
+          .hasMessageContaining("STATUS_ROLLEDBACK")
+          .hasMessageNotContaining("none is active")
+          .hasMessageContaining("Nothing was written");
+    } finally {
+      endTimedOut(transaction);
+    }
+    assertThat(Rows.count(database(), "outbox_message", "")).as("message rows written").isZero();
+    assertThat(Rows.count(database(), "test_order", "id = ?", orderId)).as("the business row").isZero();
+  }
+
+  @Test
+  void publish_whose_transaction_times_out_between_its_check_and_its_write_says_the_transaction_ended_not_a_container_exception()
+      throws Exception {
+    UserTransaction transaction = com.arjuna.ats.jta.UserTransaction.userTransaction();
+    transaction.setTransactionTimeout(1);
+    transaction.begin();
+    transaction.setTransactionTimeout(0);
+    try {
+      // publish has found the transaction active; the reaper rolls it back (completely) before the write.
+      PausingInterceptor.pauseNextPublishUntil(this::rolledBack);
+      assertThatThrownBy(() -> outbox.publish(OUTBOX, Headered.key("raced")))
+          .isInstanceOf(dev.outboxer.OutboxException.class)
+          .isNotInstanceOf(jakarta.enterprise.context.ContextNotActiveException.class)
+          .hasMessageContaining("Outbox 'orders'")
+          .hasMessageContaining("ended while publish")
+          .hasMessageContaining("rolled back")
+          .hasMessageContaining("Nothing was written");
+    } finally {
+      PausingInterceptor.disarm();
+      endTimedOut(transaction);
+    }
+    assertThat(Rows.count(database(), "outbox_message", "")).as("message rows written").isZero();
+  }
+
+  /**
+   * Whether the calling thread's transaction has been rolled back completely, the reaper's work
+   * done: asked of the transaction itself (TransactionManager#getStatus never said STATUS_ROLLEDBACK
+   * for it here; the synchronization registry publish asks does).
+   */
+  private boolean rolledBack() {
+    try {
+      jakarta.transaction.Transaction transaction = container.transactionManager().getTransaction();
+      return transaction == null || transaction.getStatus() == Status.STATUS_ROLLEDBACK;
+    } catch (Exception e) {
+      return true;
+    }
+  }
+
+  /** Ends a transaction the reaper rolled back and frees the thread of it. */
+  private void endTimedOut(UserTransaction transaction) throws Exception {
+    try {
+      transaction.rollback();
+    } catch (Exception alreadyRolledBack) {
+      // The reaper rolled it back: the thread stays associated until this call, which may say so.
+    }
+    if (container.transactionManager().getTransaction() != null) {
+      container.transactionManager().suspend();
+    }
   }
 
   @Test
@@ -600,6 +924,50 @@ abstract class PublishValidationContractTest {
     assertThat(Rows.count(database(), "test_order", "id = ?", orderId)).as("the business row").isEqualTo(1);
     assertThat(Rows.count(database(), "outbox_message", "")).as("message rows written").isZero();
     return thrown.get();
+  }
+
+  /**
+   * Like {@link #refused}, and then the same transaction publishes a good message after the
+   * refusal (with the built-in codec again if it was the one that refused): that message, and only
+   * it, is committed with the business row.
+   */
+  RuntimeException refusedThenAnotherPublished(Publish publish) throws Exception {
+    long orderId = ORDER_IDS.incrementAndGet();
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    AtomicReference<Long> acceptedId = new AtomicReference<>();
+    AtomicReference<Long> afterId = new AtomicReference<>();
+    AtomicInteger statusAfter = new AtomicInteger(-1);
+    Exception commitFailure = null;
+    try {
+      container.inTransaction(() -> {
+        container.entityManager().persist(new TestOrder(orderId, "business work"));
+        try {
+          acceptedId.set(publish.call());
+        } catch (Throwable e) {
+          thrown.set(e);
+        }
+        statusAfter.set(container.transactionManager().getStatus());
+        if (SwitchableCodec.mode() != SwitchableCodec.Mode.BUILT_IN) {
+          // The built-in codec must still work after its failure; a failing test codec is switched back.
+          SwitchableCodec.mode(SwitchableCodec.Mode.JSON);
+        }
+        afterId.set(outbox.publish(OUTBOX, Headered.key("after-the-refusal")));
+      });
+    } catch (Exception e) {
+      commitFailure = e;
+    }
+    if (thrown.get() == null) {
+      fail("publish accepted the message (id " + acceptedId.get() + ")"
+          + (commitFailure == null ? "" : "; the commit then failed: " + rootCause(commitFailure)));
+    }
+    assertThat(thrown.get()).as("what publish threw").isInstanceOf(RuntimeException.class);
+    assertThat(statusAfter.get()).as("transaction status after the refused publish (0 = active, 1 = marked"
+        + " rollback); publish threw " + thrown.get()).isEqualTo(Status.STATUS_ACTIVE);
+    assertThat(commitFailure).as("the caller publishes again and commits after a refused publish").isNull();
+    assertThat(Rows.count(database(), "test_order", "id = ?", orderId)).as("the business row").isEqualTo(1);
+    assertThat(Rows.count(database(), "outbox_message", "")).as("message rows written").isEqualTo(1);
+    assertThat(Rows.message(database(), afterId.get())).as("the message published after the refusal").isNotNull();
+    return (RuntimeException) thrown.get();
   }
 
   static InvalidOutboxMessageException assertInvalid(RuntimeException refusal, String field, String... words) {

@@ -20,13 +20,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>JSON-B recurses once per level of nesting of the payload, and a level takes between about
  * half a kilobyte and two kilobytes of stack (less once the JIT compiled the serializer): a payload
  * nested a few hundred levels deep can overflow what is left of the stack of an application server's
- * request thread under its interceptors. The codec therefore encodes on threads of its own with a
+ * request thread under its interceptors. The codec encodes on the caller's thread, with the caller's
+ * contexts; only if that overflows the stack does it encode again on a thread of its own with a
  * stack of {@value #ENCODER_STACK_BYTES} bytes (reserved, not committed, until used), where
- * thousands of levels fit; the caller waits (interrupts are kept for after the encoding). The
- * getters JSON-B calls run there too, so they see the caller's context class loader but not its
- * thread-bound contexts (CDI request scope, security, {@code java:comp}): message getters should
- * return data. A payload nested deeper than even that fails with a
- * {@link StackOverflowError}, which {@code publish} turns into an {@code InvalidOutboxMessageException}.
+ * thousands of levels fit, while the caller waits. The getters JSON-B calls then run a second time,
+ * there, with the caller's context class loader but not its thread-bound contexts (CDI request
+ * scope, security, {@code java:comp}): message getters should return data. A payload nested deeper
+ * than even that fails with a {@link StackOverflowError}, which {@code publish} turns into an
+ * {@code InvalidOutboxMessageException}.
  *
  * <p>JSON-B writes only the properties it can see: public getters and public fields (and what
  * {@code @JsonbProperty} or a {@code @JsonbVisibility} shows it). State kept in private fields
@@ -88,11 +89,23 @@ final class JsonbPayloadCodec implements PayloadCodec {
   }
 
   /**
-   * Encodes on a thread with a stack of {@value #ENCODER_STACK_BYTES} bytes and rethrows on the
-   * calling thread what the encoding threw, {@link StackOverflowError} included.
+   * Encodes on the calling thread; if that overflows its stack, again on a thread with a stack of
+   * {@value #ENCODER_STACK_BYTES} bytes, rethrowing on the calling thread what that encoding threw,
+   * {@link StackOverflowError} included.
    */
   @Override
   public byte[] encode(OutboxMessage message) {
+    String json;
+    try {
+      json = jsonb.toJson(message);
+    } catch (StackOverflowError tooDeepForThisThread) {
+      return encodeWithDeepStack(message);
+    }
+    UnseenState.check(message, json);
+    return json.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private byte[] encodeWithDeepStack(OutboxMessage message) {
     ClassLoader callers = Thread.currentThread().getContextClassLoader();
     FutureTask<String> encoding = new FutureTask<>(() -> {
       Thread encoder = Thread.currentThread();

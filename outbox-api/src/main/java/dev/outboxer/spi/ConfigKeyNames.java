@@ -41,8 +41,10 @@ import java.util.regex.Pattern;
  *       reported.</li>
  *   <li>An environment name (letters, digits and {@code _} only) that starts with {@code OUTBOX_}
  *       either stands for a key the caller knows or is listed as {@linkplain
- *       Resolved#unmatched() unmatched}, for the caller to refuse, naming it as written; other
- *       environment names ({@code PATH}, {@code HOME}) are ignored.</li>
+ *       Resolved#unmatched() unmatched}, for the caller to refuse, naming it as written (the core
+ *       refuses one near a known key or naming a configured outbox, and leaves others such as
+ *       Kubernetes' {@code OUTBOX_SERVICE_HOST} alone); other environment names ({@code PATH},
+ *       {@code HOME}) are ignored.</li>
  *   <li>The value of a resolved key is read by looking the <em>key</em> up, so MicroProfile
  *       Config's precedence (system property over environment over file) holds.</li>
  * </ul>
@@ -160,17 +162,11 @@ public final class ConfigKeyNames {
       }
     }
 
-    Set<String> environmentUpper = new TreeSet<>();
-    environment.forEach(name -> environmentUpper.add(name.toUpperCase(Locale.ROOT)));
     Map<String, String> written = new TreeMap<>();
-    for (String name : dotted) {
-      boolean known = patterns.stream().anyMatch(pattern -> pattern.matchesKey(name));
-      if (!known && environmentUpper.contains(environmentName(name))) {
-        continue; // SmallRye's lower-cased, dotted twin of an environment name: that name stands for the key
-      }
-      written.put(name, name);
-    }
     List<String> unmatched = new ArrayList<>();
+    // Each environment name's key, by the name upper-cased: null for a name that stands for no key.
+    Map<String, Candidate> byEnvironmentName = new HashMap<>();
+    Map<String, String> environmentNames = new HashMap<>();
     for (String name : environment) {
       String upper = name.toUpperCase(Locale.ROOT);
       Candidate best = null;
@@ -180,10 +176,28 @@ public final class ConfigKeyNames {
           best = candidate;
         }
       }
+      byEnvironmentName.put(upper, best);
+      environmentNames.put(upper, name);
       if (best == null) {
         unmatched.add(name);
       } else {
         written.putIfAbsent(best.key(), name);
+      }
+    }
+    for (String name : dotted) {
+      boolean exact = patterns.stream().anyMatch(pattern -> !pattern.prefix && pattern.matchesKey(name));
+      String upper = environmentName(name);
+      if (exact || !environmentNames.containsKey(upper)) {
+        written.put(name, name);
+        continue;
+      }
+      // SmallRye's lower-cased, dotted twin of an environment name. Its key is the environment name's, except under a
+      // prefix, where the module that owns the prefix knows the key: there the twin is kept (its value is looked up by
+      // its own name, as a key set in a file or a system property with that name would be), written as the variable.
+      Candidate candidate = byEnvironmentName.get(upper);
+      boolean underPrefix = patterns.stream().anyMatch(pattern -> pattern.prefix && pattern.matchesKey(name));
+      if (candidate != null && candidate.underPrefix() && underPrefix) {
+        written.put(name, environmentNames.get(upper));
       }
     }
     return new Resolved(Collections.unmodifiableMap(written), List.copyOf(unmatched));
@@ -212,7 +226,9 @@ public final class ConfigKeyNames {
     /**
      * @param key one of {@link #keys()}
      * @return the name the user wrote for it, for messages: the environment name if it came from
-     *     one, else the key
+     *     one, else the key. Under a prefix, SmallRye Config's dotted twin of a variable is kept
+     *     beside the variable's own key (both written as the variable): a module reporting unknown
+     *     keys reports each written name once
      */
     public String written(String key) {
       return written.getOrDefault(key, key);
@@ -364,6 +380,10 @@ public final class ConfigKeyNames {
 
   /** A key that an environment name fits, ranked. */
   private record Candidate(String key, int rank, int nameLength) {
+    boolean underPrefix() {
+      return rank == 2 || rank == 3 || rank == 5;
+    }
+
     boolean better(Candidate other) {
       return rank != other.rank ? rank < other.rank : nameLength < other.nameLength;
     }

@@ -34,6 +34,18 @@ class ConfigKeyNamesTest {
   }
 
   @Test
+  void under_a_prefix_the_smallrye_twin_is_kept_beside_the_variable_written_as_the_variable() {
+    ConfigKeyNames.Resolved resolved = ConfigKeyNames.resolve(List.of("OUTBOX_ORDERS_RELAY", "outbox.orders.relay",
+        "OUTBOX_ORDERS_JMS_CONNECTION_FACTORY", "outbox.orders.jms.connection.factory", "OUTBOX_HEALTH_WORKER_STAL",
+        "outbox.health.worker.stal"), PATTERNS);
+
+    assertThat(resolved.keys()).containsExactlyInAnyOrder("outbox.orders.relay", "outbox.orders.jms.CONNECTION_FACTORY",
+        "outbox.orders.jms.connection.factory", "outbox.health.WORKER_STAL", "outbox.health.worker.stal");
+    assertThat(resolved.written("outbox.orders.jms.connection.factory")).isEqualTo("OUTBOX_ORDERS_JMS_CONNECTION_FACTORY");
+    assertThat(resolved.written("outbox.health.worker.stal")).isEqualTo("OUTBOX_HEALTH_WORKER_STAL");
+  }
+
+  @Test
   void an_outbox_name_takes_its_spelling_from_dotted_keys_and_is_lower_cased_otherwise() {
     ConfigKeyNames.Resolved resolved = ConfigKeyNames.resolve(List.of("outbox.my-orders.relay",
         "OUTBOX_MY_ORDERS_BATCH_SIZE", "OUTBOX_INVOICES_RELAY", "OUTBOX_INVOICES_BATCH_SIZE"), PATTERNS);

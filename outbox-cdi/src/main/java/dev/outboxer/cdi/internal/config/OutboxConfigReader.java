@@ -309,20 +309,29 @@ public final class OutboxConfigReader {
     return patterns;
   }
 
-  /** An environment variable that starts with OUTBOX_ but stands for no key: a misspelt key, named as written. */
+  /**
+   * An environment variable that starts with OUTBOX_ but stands for no key: a misspelt key, named as written, when it
+   * is near a known key or names a configured outbox. Any other (OUTBOX_SERVICE_HOST, which Kubernetes sets for a
+   * service named outbox; a build's OUTBOX_TEST_...) is not taken for Outboxer's.
+   */
   private void checkUnmatchedEnvironmentNames(Set<String> keys) {
     Set<String> known = new TreeSet<>(GLOBAL_KEYS);
+    Set<String> outboxPrefixes = new TreeSet<>();
     for (String key : keys) {
       Matcher relayKey = RELAY_KEY.matcher(key);
       if (relayKey.matches()) {
         OUTBOX_KEYS.forEach(k -> known.add(ConfigKeys.key(relayKey.group(1), k)));
+        outboxPrefixes.add(ConfigKeyNames.environmentName(ConfigKeys.key(relayKey.group(1), "")));
       }
     }
     for (String name : names.unmatched()) {
-      if (lookup.apply(name).isEmpty()) {
+      String suggestion = ConfigKeyNames.didYouMean(name, known);
+      String upper = name.toUpperCase(Locale.ROOT);
+      if (lookup.apply(name).isEmpty()
+          || suggestion.isEmpty() && outboxPrefixes.stream().noneMatch(upper::startsWith)) {
         continue;
       }
-      problem(name, name + " is set but stands for no key Outboxer knows." + ConfigKeyNames.didYouMean(name, known)
+      problem(name, name + " is set but stands for no key Outboxer knows." + suggestion
           + " An environment variable stands for the key with every character other than a letter or digit replaced"
           + " by _, upper-cased: " + ConfigKeys.key("orders", MAX_ATTEMPTS) + " is "
           + ConfigKeyNames.environmentName(ConfigKeys.key("orders", MAX_ATTEMPTS)));
@@ -332,10 +341,14 @@ public final class OutboxConfigReader {
   /** A misspelt key would otherwise be silently ignored and its default used. */
   private void checkUnknownOutboxKeys(Set<String> keys, Map<String, OutboxSettings> outboxes) {
     Set<String> globalKeys = GLOBAL_KEYS;
+    Set<String> variables = new TreeSet<>();
     for (String key : keys) {
       if (!key.startsWith(PREFIX) || globalKeys.contains(key) || lookup.apply(key).isEmpty()
           || RELAY_KEY.matcher(key).matches()) {
         continue;
+      }
+      if (!names.written(key).equals(key) && !variables.add(names.written(key))) {
+        continue; // a variable's dotted twin beside its own key: one variable, checked once
       }
       String rest = key.substring(PREFIX.length());
       int dot = rest.indexOf('.');

@@ -148,6 +148,15 @@ class EnvironmentVariableConfigTest {
   }
 
   @Test
+  void a_variable_far_from_every_key_is_refused_only_when_it_names_a_configured_outbox() {
+    OutboxConfigReader.Result result = readEnv(Map.of("OUTBOX_ORDERS_RELAY", "jms", "OUTBOX_ORDERS_COLOUR", "blue",
+        "OUTBOX_SERVICE_HOST", "10.0.0.1", "OUTBOX_PORT_8080_TCP", "tcp://10.0.0.1:8080",
+        "OUTBOX_TEST_DATABASE_PREFIX", "ci"));
+
+    assertThat(result.problems()).extracting(OutboxConfigurationException::key).containsExactly("OUTBOX_ORDERS_COLOUR");
+  }
+
+  @Test
   void the_environment_overrides_the_file_and_a_system_property_overrides_the_environment() {
     Map<String, String> file = Map.of("outbox.orders.relay", "jms", "outbox.orders.batch-size", "5",
         "outbox.orders.max-attempts", "5", "outbox.orders.jms.destination", "jms/file");

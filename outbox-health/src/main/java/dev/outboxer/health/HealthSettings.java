@@ -182,8 +182,8 @@ record HealthSettings(SortedSet<String> outboxes, Duration refreshInterval, Map<
       try {
         parsed = DurationText.parse(value.get());
       } catch (IllegalArgumentException e) {
-        problem(key, key + "=" + value.get() + " is not a duration: " + e.getMessage() + ". Write "
-            + DurationText.ACCEPTED);
+        problem(key, key + "=" + value.get() + " is not a duration: " + e.getMessage()
+            + (e.getMessage().contains(DurationText.ACCEPTED) ? "" : ". Write " + DurationText.ACCEPTED));
         return Optional.empty();
       }
       if (parsed.isZero() || parsed.isNegative() || parsed.compareTo(HealthKeys.MAX_DURATION) > 0) {

@@ -11,11 +11,11 @@ import static dev.outboxer.jms.JmsRelayProvider.PRIORITY;
 import static dev.outboxer.jms.JmsRelayProvider.TIME_TO_LIVE;
 
 import dev.outboxer.OutboxConfigurationException;
+import dev.outboxer.spi.ConfigDurations;
 import dev.outboxer.spi.ConfigKeyNames;
 import dev.outboxer.spi.RelayContext;
 import jakarta.jms.DeliveryMode;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -23,8 +23,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The validated {@code outbox.<name>.jms.*} settings of one outbox.
@@ -48,8 +46,6 @@ record JmsSettings(
   /** Far beyond any sensible expiry, and safely inside {@code long} milliseconds. */
   private static final Duration MAX_TIME_TO_LIVE = Duration.ofDays(365L * 1000);
 
-  private static final Pattern SIMPLE_DURATION =
-      Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)", Pattern.CASE_INSENSITIVE);
 
   /**
    * Reads and validates the provider's keys, reporting every problem at once.
@@ -143,29 +139,17 @@ record JmsSettings(
             + " or ISO-8601 PT30S");
   }
 
-  /** Returns {@code null} if the text is not a duration. */
+  /**
+   * Returns {@code null} if the text is not a duration. {@code 0} is the time-to-live's own word for
+   * "never expires" (JMS's 0); anything else is parsed as every module parses durations.
+   */
   private static Duration parseDuration(String text) {
     if (text.equals("0")) {
       return Duration.ZERO;
     }
-    Matcher simple = SIMPLE_DURATION.matcher(text);
-    if (simple.matches()) {
-      try {
-        long amount = Long.parseLong(simple.group(1));
-        return switch (simple.group(2).toLowerCase(Locale.ROOT)) {
-          case "ms" -> Duration.ofMillis(amount);
-          case "s" -> Duration.ofSeconds(amount);
-          case "m" -> Duration.ofMinutes(amount);
-          case "h" -> Duration.ofHours(amount);
-          default -> Duration.ofDays(amount);
-        };
-      } catch (ArithmeticException | NumberFormatException e) {
-        return null; // too large: reported as invalid
-      }
-    }
     try {
-      return Duration.parse(text);
-    } catch (DateTimeParseException e) {
+      return ConfigDurations.parse(text);
+    } catch (IllegalArgumentException notADuration) {
       return null;
     }
   }

@@ -5,18 +5,15 @@ import static dev.outboxer.sqs.SqsRelayProvider.SECRET_ACCESS_KEY;
 import static dev.outboxer.sqs.SqsRelayProvider.SESSION_TOKEN;
 
 import dev.outboxer.OutboxConfigurationException;
+import dev.outboxer.spi.ConfigDurations;
 import dev.outboxer.spi.ConfigKeyNames;
 import dev.outboxer.spi.RelayContext;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Reads the {@code outbox.<name>.sqs.*} values of one outbox and collects every problem, so that
@@ -25,8 +22,6 @@ import java.util.regex.Pattern;
  */
 final class SettingsReader {
 
-  private static final Pattern SIMPLE_DURATION =
-      Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h|d)", Pattern.CASE_INSENSITIVE);
 
   private final RelayContext context;
   private final List<OutboxConfigurationException> problems = new ArrayList<>();
@@ -120,22 +115,14 @@ final class SettingsReader {
     }
   }
 
-  /** {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 1d} or ISO-8601; else null. */
+  /**
+   * {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 1d} or ISO-8601, parsed as every module
+   * parses durations ({@link ConfigDurations}); else null.
+   */
   static Duration parseDuration(String text) {
-    Matcher simple = SIMPLE_DURATION.matcher(text);
-    if (simple.matches()) {
-      long amount = Long.parseLong(simple.group(1));
-      return switch (simple.group(2).toLowerCase(Locale.ROOT)) {
-        case "ms" -> Duration.ofMillis(amount);
-        case "s" -> Duration.ofSeconds(amount);
-        case "m" -> Duration.ofMinutes(amount);
-        case "h" -> Duration.ofHours(amount);
-        default -> Duration.ofDays(amount);
-      };
-    }
     try {
-      return Duration.parse(text);
-    } catch (DateTimeParseException e) {
+      return ConfigDurations.parse(text);
+    } catch (IllegalArgumentException notADuration) {
       return null;
     }
   }

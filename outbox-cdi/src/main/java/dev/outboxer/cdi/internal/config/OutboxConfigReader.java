@@ -280,7 +280,10 @@ public final class OutboxConfigReader {
     Map<String, String> relayProperties = new HashMap<>();
     for (String key : keys) {
       if (key.startsWith(relayPrefix) && key.length() > relayPrefix.length()) {
-        lookup.apply(key).ifPresent(value -> relayProperties.put(key.substring(relayPrefix.length()), value));
+        // A variable's key under the prefix keeps its spelling (CONNECTION_FACTORY): MicroProfile Config finds it by the
+        // upper-cased name, and a variable written in lower case by its own name.
+        lookup.apply(key).or(() -> lookup.apply(names.written(key)))
+            .ifPresent(value -> relayProperties.put(key.substring(relayPrefix.length()), value));
       }
     }
 

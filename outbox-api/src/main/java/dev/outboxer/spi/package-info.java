@@ -16,6 +16,10 @@
  *       implemented by Outboxer and handed to relays.</li>
  *   <li>{@link dev.outboxer.spi.PayloadCodec} may be implemented by the application as a CDI bean;
  *       without one, Outboxer encodes payloads with JSON-B.</li>
+ *   <li>{@link dev.outboxer.spi.ConfigKeyNames} and {@link dev.outboxer.spi.ConfigDurations} are
+ *       used by every module that reads configuration: the keys that the names MicroProfile Config
+ *       reports stand for (environment variables included), the "did you mean" of a misspelt key,
+ *       and the duration spellings.</li>
  * </ul>
  *
  * <h2>Example</h2>

@@ -1,6 +1,7 @@
 package dev.outboxer.health;
 
 import dev.outboxer.OutboxConfigurationException;
+import dev.outboxer.spi.ConfigKeyNames;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,10 +53,18 @@ record HealthSettings(SortedSet<String> outboxes, Duration refreshInterval, Map<
     private final Function<String, Optional<String>> lookup;
     private final SortedSet<String> keys = new TreeSet<>();
     private final List<OutboxConfigurationException> problems = new ArrayList<>();
+    private final ConfigKeyNames.Resolved names;
 
     Reader(Function<String, Optional<String>> lookup, Iterable<String> propertyNames) {
       this.lookup = lookup;
-      propertyNames.forEach(keys::add);
+      // Environment variables are reported by their own names: each stands for the key it maps to.
+      List<String> patterns = new ArrayList<>(HealthKeys.GLOBAL_KEYS);
+      patterns.add("outbox." + HealthKeys.SPACE + "." + ConfigKeyNames.ANY);
+      patterns.add(HealthKeys.outboxKey(ConfigKeyNames.NAME, HealthKeys.RELAY));
+      HealthKeys.OUTBOX_KEYS.forEach(key -> patterns.add(HealthKeys.outboxKey(ConfigKeyNames.NAME, key)));
+      patterns.add(HealthKeys.outboxKey(ConfigKeyNames.NAME, HealthKeys.SPACE + "." + ConfigKeyNames.ANY));
+      this.names = ConfigKeyNames.resolve(propertyNames, patterns);
+      keys.addAll(names.keys());
     }
 
     Result read() {
@@ -95,14 +104,20 @@ record HealthSettings(SortedSet<String> outboxes, Duration refreshInterval, Map<
 
     private void checkUnknownKeys(Set<String> outboxes) {
       String globalPrefix = "outbox." + HealthKeys.SPACE + ".";
+      Set<String> variables = new TreeSet<>();
       for (String key : keys) {
         if (!key.startsWith("outbox.") || lookup.apply(key).isEmpty()) {
           continue;
         }
+        if (!names.written(key).equals(key) && !variables.add(names.written(key))) {
+          continue; // a variable's dotted twin beside its own key: one variable, checked once
+        }
         if (key.startsWith(globalPrefix)) {
           if (!HealthKeys.GLOBAL_KEYS.contains(key) && !RELAY_KEY.matcher(key).matches()) {
-            problem(key, key + " is not a key of outbox-health. Its keys are " + new TreeSet<>(HealthKeys.GLOBAL_KEYS)
-                + " and, per outbox, outbox.<name>." + HealthKeys.MAX_LAG + nearest(key, HealthKeys.GLOBAL_KEYS));
+            String written = names.written(key);
+            problem(key, written + " is not a key of outbox-health. Its keys are "
+                + new TreeSet<>(HealthKeys.GLOBAL_KEYS) + " and, per outbox, outbox.<name>." + HealthKeys.MAX_LAG + "."
+                + ConfigKeyNames.didYouMean(written, HealthKeys.GLOBAL_KEYS));
           }
           continue;
         }
@@ -113,48 +128,17 @@ record HealthSettings(SortedSet<String> outboxes, Duration refreshInterval, Map<
         }
         String outbox = rest.substring(0, dot);
         String outboxKey = rest.substring(dot + 1);
+        String written = names.written(key);
         if (!outboxes.contains(outbox)) {
-          problem(key, key + " is set but no outbox '" + outbox + "' exists: an outbox exists when outbox." + outbox
+          problem(key, written + " is set but no outbox '" + outbox + "' exists: an outbox exists when outbox." + outbox
               + ".relay is set. Configured outboxes: " + outboxes);
         } else if (!HealthKeys.OUTBOX_KEYS.contains(outboxKey)) {
-          problem(key, key + " is not a key of outbox-health. Per outbox it reads outbox." + outbox + "."
-              + HealthKeys.MAX_LAG + "; its global keys are " + new TreeSet<>(HealthKeys.GLOBAL_KEYS)
-              + nearest(key, HealthKeys.OUTBOX_KEYS.stream().map(k -> HealthKeys.outboxKey(outbox, k)).toList()));
+          problem(key, written + " is not a key of outbox-health. Per outbox it reads outbox." + outbox + "."
+              + HealthKeys.MAX_LAG + "; its global keys are " + new TreeSet<>(HealthKeys.GLOBAL_KEYS) + "."
+              + ConfigKeyNames.didYouMean(written,
+                  HealthKeys.OUTBOX_KEYS.stream().map(k -> HealthKeys.outboxKey(outbox, k)).toList()));
         }
       }
-    }
-
-    /** A hint for a misspelt key: the known key it is closest to, if close enough. */
-    private static String nearest(String key, Iterable<String> candidates) {
-      String best = null;
-      int bestDistance = Integer.MAX_VALUE;
-      for (String candidate : candidates) {
-        int distance = distance(key, candidate);
-        if (distance < bestDistance) {
-          bestDistance = distance;
-          best = candidate;
-        }
-      }
-      return best != null && bestDistance <= 3 ? ". Did you mean " + best + "?" : ".";
-    }
-
-    private static int distance(String a, String b) {
-      int[] previous = new int[b.length() + 1];
-      int[] current = new int[b.length() + 1];
-      for (int j = 0; j <= b.length(); j++) {
-        previous[j] = j;
-      }
-      for (int i = 1; i <= a.length(); i++) {
-        current[0] = i;
-        for (int j = 1; j <= b.length(); j++) {
-          int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-          current[j] = Math.min(Math.min(current[j - 1] + 1, previous[j] + 1), previous[j - 1] + cost);
-        }
-        int[] swap = previous;
-        previous = current;
-        current = swap;
-      }
-      return previous[b.length()];
     }
 
     /**
@@ -198,8 +182,8 @@ record HealthSettings(SortedSet<String> outboxes, Duration refreshInterval, Map<
       try {
         parsed = DurationText.parse(value.get());
       } catch (IllegalArgumentException e) {
-        problem(key, key + "=" + value.get() + " is not a duration: " + e.getMessage() + ". Write "
-            + DurationText.ACCEPTED);
+        problem(key, key + "=" + value.get() + " is not a duration: " + e.getMessage()
+            + (e.getMessage().contains(DurationText.ACCEPTED) ? "" : ". Write " + DurationText.ACCEPTED));
         return Optional.empty();
       }
       if (parsed.isZero() || parsed.isNegative() || parsed.compareTo(HealthKeys.MAX_DURATION) > 0) {

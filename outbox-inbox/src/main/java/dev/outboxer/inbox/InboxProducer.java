@@ -1,6 +1,7 @@
 package dev.outboxer.inbox;
 
 import dev.outboxer.OutboxConfigurationException;
+import dev.outboxer.spi.ConfigKeyNames;
 import dev.outboxer.OutboxPersistence;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.naming.InitialContext;
@@ -103,17 +105,28 @@ public class InboxProducer {
     Set<String> byId = new LinkedHashSet<>();
     List<OutboxConfigurationException> problems = new ArrayList<>();
     boolean checkSchema = true;
-    for (String key : config.getPropertyNames()) {
+    // Environment variables are reported by their own names: OUTBOX_INBOX_SCHEMA stands for outbox.inbox.schema.
+    ConfigKeyNames.Resolved names = ConfigKeyNames.resolve(config.getPropertyNames(), List.of(DATASOURCE, SCHEMA,
+        "outbox.inbox." + ConfigKeyNames.ANY, "outbox." + ConfigKeyNames.NAME + "." + DEDUPLICATE,
+        "outbox." + ConfigKeyNames.NAME + ".inbox." + ConfigKeyNames.ANY));
+    Set<String> variables = new TreeSet<>();
+    for (String key : names.keys()) {
+      String written = names.written(key);
+      if (!written.equals(key) && !variables.add(written)) {
+        continue; // a variable's dotted twin beside its own key: one variable, checked once
+      }
       if (key.startsWith("outbox.inbox.") && !key.equals(DATASOURCE) && !key.equals(SCHEMA)) {
-        problems.add(new OutboxConfigurationException(key, key + " is not a key of the inbox; its keys are "
-            + DATASOURCE + ", " + SCHEMA + " and outbox.<name>." + DEDUPLICATE));
+        problems.add(new OutboxConfigurationException(key, written + " is not a key of the inbox; its keys are "
+            + DATASOURCE + ", " + SCHEMA + " and outbox.<name>." + DEDUPLICATE + "."
+            + ConfigKeyNames.didYouMean(written, List.of(DATASOURCE, SCHEMA))));
         continue;
       }
       Matcher perOutbox = PER_OUTBOX.matcher(key);
       if (perOutbox.matches()) {
         if (!perOutbox.group(2).equals(DEDUPLICATE.substring("inbox.".length()))) {
-          problems.add(new OutboxConfigurationException(key, key + " is not a key of the inbox; did you mean outbox."
-              + perOutbox.group(1) + "." + DEDUPLICATE + "?"));
+          String known = "outbox." + perOutbox.group(1) + "." + DEDUPLICATE;
+          problems.add(new OutboxConfigurationException(key, written + " is not a key of the inbox; per outbox its"
+              + " key is " + known + "." + ConfigKeyNames.didYouMean(written, List.of(known))));
           continue;
         }
         String value = value(key).orElse(DEFAULT_DEDUPLICATE).toLowerCase(Locale.ROOT);

@@ -70,7 +70,9 @@ class InboxProducerTest {
     assertStartFails(() -> start(Map.of("outbox.inbox.datasorce", "jdbc/orders")), "outbox.inbox.datasorce",
         "outbox.inbox.datasorce is not a key of the inbox; its keys are outbox.inbox.datasource");
     assertStartFails(() -> start(Map.of("outbox.orders.inbox.dedupe", "id")), "outbox.orders.inbox.dedupe",
-        "did you mean outbox.orders.inbox.deduplicate?");
+        "outbox.orders.inbox.dedupe is not a key of the inbox; per outbox its key is outbox.orders.inbox.deduplicate.");
+    assertStartFails(() -> start(Map.of("outbox.orders.inbox.deduplicat", "id")), "outbox.orders.inbox.deduplicat",
+        "Did you mean outbox.orders.inbox.deduplicate?");
   }
 
   @Test

@@ -11,10 +11,11 @@ import static dev.outboxer.jms.JmsRelayProvider.PRIORITY;
 import static dev.outboxer.jms.JmsRelayProvider.TIME_TO_LIVE;
 
 import dev.outboxer.OutboxConfigurationException;
+import dev.outboxer.spi.ConfigDurations;
+import dev.outboxer.spi.ConfigKeyNames;
 import dev.outboxer.spi.RelayContext;
 import jakarta.jms.DeliveryMode;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -22,8 +23,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The validated {@code outbox.<name>.jms.*} settings of one outbox.
@@ -47,8 +46,6 @@ record JmsSettings(
   /** Far beyond any sensible expiry, and safely inside {@code long} milliseconds. */
   private static final Duration MAX_TIME_TO_LIVE = Duration.ofDays(365L * 1000);
 
-  private static final Pattern SIMPLE_DURATION =
-      Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)", Pattern.CASE_INSENSITIVE);
 
   /**
    * Reads and validates the provider's keys, reporting every problem at once.
@@ -56,15 +53,18 @@ record JmsSettings(
    * @throws OutboxConfigurationException naming the key and the value of the first bad setting,
    *     with every further one suppressed in it
    */
-  static JmsSettings from(RelayContext context) {
+  static JmsSettings from(RelayContext configured) {
+    // Keys set as environment variables (OUTBOX_<NAME>_JMS_DELIVERY_MODE) renamed to the keys they stand for.
+    RelayContext context = configured.withKeys(KEYS);
     List<OutboxConfigurationException> problems = new ArrayList<>();
+    List<String> fullKeys = KEYS.stream().map(known -> context.fullKey(NAME, known)).toList();
     for (String key : new TreeSet<>(context.properties().keySet())) {
       if (!KEYS.contains(key)) {
-        String nearest = nearest(key, KEYS);
+        String written = context.writtenKey(NAME, key);
         problems.add(new OutboxConfigurationException(
             context.fullKey(NAME, key),
-            context.fullKey(NAME, key) + " is not a setting of the jms relay (a typo?)."
-                + (nearest == null ? "" : " Did you mean " + context.fullKey(NAME, nearest) + "?")
+            written + " is not a setting of the jms relay (a typo?)."
+                + ConfigKeyNames.didYouMean(written, fullKeys)
                 + " Known keys: " + new TreeSet<>(KEYS) + " under outbox." + context.outbox()
                 + ".jms."));
       }
@@ -103,46 +103,6 @@ record JmsSettings(
     }
   }
 
-  /**
-   * The known key nearest to a misspelt one, if at most a third of its length apart (1 to 3
-   * edits, a swap of two letters counting once); {@code null} otherwise.
-   */
-  static String nearest(String word, Set<String> candidates) {
-    String lower = word.toLowerCase(Locale.ROOT);
-    String best = null;
-    int bestDistance = Integer.MAX_VALUE;
-    for (String candidate : new TreeSet<>(candidates)) {
-      int distance = distance(lower, candidate);
-      if (distance < bestDistance) {
-        best = candidate;
-        bestDistance = distance;
-      }
-    }
-    return bestDistance <= Math.max(1, Math.min(3, word.length() / 3)) ? best : null;
-  }
-
-  /** Optimal string alignment distance (Damerau-Levenshtein without repeated edits). */
-  private static int distance(String a, String b) {
-    int[][] d = new int[a.length() + 1][b.length() + 1];
-    for (int i = 0; i <= a.length(); i++) {
-      d[i][0] = i;
-    }
-    for (int j = 0; j <= b.length(); j++) {
-      d[0][j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      for (int j = 1; j <= b.length(); j++) {
-        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
-        if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2)
-            && a.charAt(i - 2) == b.charAt(j - 1)) {
-          d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-        }
-      }
-    }
-    return d[a.length()][b.length()];
-  }
-
   private static int deliveryMode(RelayContext context) {
     String value = context.property(DELIVERY_MODE).orElse(DEFAULT_DELIVERY_MODE).strip();
     return switch (value.toLowerCase(Locale.ROOT)) {
@@ -179,29 +139,17 @@ record JmsSettings(
             + " or ISO-8601 PT30S");
   }
 
-  /** Returns {@code null} if the text is not a duration. */
+  /**
+   * Returns {@code null} if the text is not a duration. {@code 0} is the time-to-live's own word for
+   * "never expires" (JMS's 0); anything else is parsed as every module parses durations.
+   */
   private static Duration parseDuration(String text) {
     if (text.equals("0")) {
       return Duration.ZERO;
     }
-    Matcher simple = SIMPLE_DURATION.matcher(text);
-    if (simple.matches()) {
-      try {
-        long amount = Long.parseLong(simple.group(1));
-        return switch (simple.group(2).toLowerCase(Locale.ROOT)) {
-          case "ms" -> Duration.ofMillis(amount);
-          case "s" -> Duration.ofSeconds(amount);
-          case "m" -> Duration.ofMinutes(amount);
-          case "h" -> Duration.ofHours(amount);
-          default -> Duration.ofDays(amount);
-        };
-      } catch (ArithmeticException | NumberFormatException e) {
-        return null; // too large: reported as invalid
-      }
-    }
     try {
-      return Duration.parse(text);
-    } catch (DateTimeParseException e) {
+      return ConfigDurations.parse(text);
+    } catch (IllegalArgumentException notADuration) {
       return null;
     }
   }

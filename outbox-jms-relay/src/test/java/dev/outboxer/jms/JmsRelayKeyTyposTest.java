@@ -52,6 +52,6 @@ class JmsRelayKeyTyposTest {
             "outbox.orders.jms.destination", "jms/orders")).start().close())
         .isInstanceOf(DeploymentException.class)
         .hasStackTraceContaining("outbox.orders.partitions=zero is not a number")
-        .hasStackTraceContaining("outbox.orders.relay=jsm names no relay. Did you mean 'jms'?");
+        .hasStackTraceContaining("outbox.orders.relay=jsm names no relay. Did you mean jms?");
   }
 }

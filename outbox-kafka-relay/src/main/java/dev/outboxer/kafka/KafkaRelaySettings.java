@@ -1,5 +1,6 @@
 package dev.outboxer.kafka;
 
+import dev.outboxer.spi.ConfigKeyNames;
 import dev.outboxer.spi.RelayContext;
 import java.time.Duration;
 import java.util.HashMap;
@@ -89,8 +90,9 @@ final class KafkaRelaySettings {
   private final Map<String, Object> producerProperties;
   private Duration deliveryTimeout = Duration.ZERO;
 
-  private KafkaRelaySettings(RelayContext context) {
-    this.context = context;
+  private KafkaRelaySettings(RelayContext configured) {
+    // Keys set as environment variables (OUTBOX_<NAME>_KAFKA_BOOTSTRAP_SERVERS) renamed to the keys they stand for.
+    this.context = configured.withKeys(knownKeys());
     this.topic = validTopic();
     this.fencing = validFencing();
     this.transactionalIdPrefix = context.property(TRANSACTIONAL_ID_PREFIX).map(String::trim)
@@ -116,6 +118,13 @@ final class KafkaRelaySettings {
     KafkaRelaySettings settings = new KafkaRelaySettings(context);
     settings.problems.throwIfAny();
     return settings;
+  }
+
+  /** Every key the relay knows: its own and Kafka's producer properties. */
+  static Set<String> knownKeys() {
+    Set<String> known = new TreeSet<>(ProducerConfig.configNames());
+    known.addAll(OWN_KEYS);
+    return known;
   }
 
   String outbox() {
@@ -219,13 +228,13 @@ final class KafkaRelaySettings {
     for (String key : new TreeSet<>(properties.keySet())) {
       ConfigDef.ConfigKey definition = PRODUCER_CONFIG.configKeys().get(key);
       if (definition == null) {
-        Set<String> known = new TreeSet<>(ProducerConfig.configNames());
-        known.addAll(OWN_KEYS);
-        String nearest = SettingProblems.nearest(key, known);
-        problems.add(fullKey(key), fullKey(key) + " is not a setting of the kafka relay of outbox '"
+        String written = context.writtenKey(PROVIDER, key);
+        String didYouMean = ConfigKeyNames.didYouMean(written,
+            knownKeys().stream().map(this::fullKey).toList());
+        problems.add(fullKey(key), written + " is not a setting of the kafka relay of outbox '"
             + context.outbox() + "': neither one of its own keys " + new TreeSet<>(OWN_KEYS)
             + " nor a Kafka producer property (ProducerConfig)."
-            + (nearest == null ? " Fix or remove it." : " Did you mean " + fullKey(nearest) + "?"));
+            + (didYouMean.isEmpty() ? " Fix or remove it." : didYouMean));
         continue;
       }
       try {

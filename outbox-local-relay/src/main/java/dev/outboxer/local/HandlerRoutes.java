@@ -5,6 +5,7 @@ import static dev.outboxer.local.LocalRelayProvider.NAME;
 
 import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.Outboxed;
+import dev.outboxer.spi.ConfigKeyNames;
 import dev.outboxer.spi.RelayContext;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.spi.Bean;
@@ -131,7 +132,7 @@ record HandlerRoutes(Map<String, Route> byType, Route everyType) {
       problems.add(conflict(outbox, "every message type", everyType));
     }
     if (routes.isEmpty() && everyType.isEmpty()) {
-      String nearest = LocalSettings.nearest(outbox, outboxesWithHandlers);
+      String nearest = ConfigKeyNames.nearest(outbox, outboxesWithHandlers).orElse(null);
       problems.add(new OutboxConfigurationException(handlerKey, "Outbox '" + outbox + "' has"
           + " relay=local but no handler: add a CDI bean implementing " + OutboxHandler.class.getName()
           + " with @HandlesOutbox(\"" + outbox + "\"), or " + OutboxMessageHandler.class.getName()
@@ -180,7 +181,7 @@ record HandlerRoutes(Map<String, Route> byType, Route everyType) {
   private static String didYouMean(String name, Set<Bean<?>> handlers) {
     Set<String> names = new TreeSet<>();
     handlers.stream().map(Bean::getName).filter(n -> n != null && !n.isEmpty()).forEach(names::add);
-    String nearest = LocalSettings.nearest(name, names);
+    String nearest = ConfigKeyNames.nearest(name, names).orElse(null);
     return (nearest != null ? " (did you mean '" + nearest + "'?)" : "")
         + (names.isEmpty() ? "" : "; named handler beans: " + names);
   }

@@ -116,7 +116,7 @@ class LocalRelayProviderTest {
     assertThatThrownBy(() -> provider.validate(context("tpyo", Map.of("handlr", "x"))))
         .isInstanceOfSatisfying(OutboxConfigurationException.class,
             e -> assertThat(e.key()).isEqualTo("outbox.tpyo.local.handlr"))
-        .hasMessage("outbox.tpyo.local.handlr is not a setting of the local relay: did you mean"
+        .hasMessage("outbox.tpyo.local.handlr is not a setting of the local relay. Did you mean"
             + " outbox.tpyo.local.handler? Known keys under outbox.tpyo.local.: [handler].");
   }
 

@@ -5,17 +5,15 @@ import static dev.outboxer.sqs.SqsRelayProvider.SECRET_ACCESS_KEY;
 import static dev.outboxer.sqs.SqsRelayProvider.SESSION_TOKEN;
 
 import dev.outboxer.OutboxConfigurationException;
+import dev.outboxer.spi.ConfigDurations;
+import dev.outboxer.spi.ConfigKeyNames;
 import dev.outboxer.spi.RelayContext;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Reads the {@code outbox.<name>.sqs.*} values of one outbox and collects every problem, so that
@@ -24,8 +22,6 @@ import java.util.regex.Pattern;
  */
 final class SettingsReader {
 
-  private static final Pattern SIMPLE_DURATION =
-      Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h|d)", Pattern.CASE_INSENSITIVE);
 
   private final RelayContext context;
   private final List<OutboxConfigurationException> problems = new ArrayList<>();
@@ -61,15 +57,19 @@ final class SettingsReader {
     problems.add(problem);
   }
 
-  /** Records every key that is not one of {@code known}, naming the nearest known key. */
+  /**
+   * Records every key that is not one of {@code known}, as written (an environment variable by its
+   * name), naming the nearest known key if one is near enough.
+   */
   void checkKnownKeys(Set<String> known) {
+    List<String> fullKeys = known.stream().map(this::fullKey).toList();
     for (String key : new TreeSet<>(context.properties().keySet())) {
       if (!known.contains(key)) {
-        String fullKey = fullKey(key);
-        problems.add(new OutboxConfigurationException(fullKey, fullKey + " is not a setting of the"
-            + " sqs relay of outbox '" + context.outbox() + "'. Did you mean "
-            + fullKey(nearest(key, known)) + "? Known keys under outbox." + context.outbox()
-            + ".sqs.: " + new TreeSet<>(known)));
+        String written = context.writtenKey(NAME, key);
+        problems.add(new OutboxConfigurationException(fullKey(key), written + " is not a setting of"
+            + " the sqs relay of outbox '" + context.outbox() + "'."
+            + ConfigKeyNames.didYouMean(written, fullKeys) + " Known keys under outbox."
+            + context.outbox() + ".sqs.: " + new TreeSet<>(known)));
       }
     }
   }
@@ -115,56 +115,15 @@ final class SettingsReader {
     }
   }
 
-  /** {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 1d} or ISO-8601; else null. */
+  /**
+   * {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 1d} or ISO-8601, parsed as every module
+   * parses durations ({@link ConfigDurations}); else null.
+   */
   static Duration parseDuration(String text) {
-    Matcher simple = SIMPLE_DURATION.matcher(text);
-    if (simple.matches()) {
-      long amount = Long.parseLong(simple.group(1));
-      return switch (simple.group(2).toLowerCase(Locale.ROOT)) {
-        case "ms" -> Duration.ofMillis(amount);
-        case "s" -> Duration.ofSeconds(amount);
-        case "m" -> Duration.ofMinutes(amount);
-        case "h" -> Duration.ofHours(amount);
-        default -> Duration.ofDays(amount);
-      };
-    }
     try {
-      return Duration.parse(text);
-    } catch (DateTimeParseException e) {
+      return ConfigDurations.parse(text);
+    } catch (IllegalArgumentException notADuration) {
       return null;
     }
-  }
-
-  /** The known key closest to a misspelt one (Levenshtein distance; ties: alphabetical). */
-  static String nearest(String key, Set<String> known) {
-    String best = null;
-    int bestDistance = Integer.MAX_VALUE;
-    for (String candidate : new TreeSet<>(known)) {
-      int distance = distance(key, candidate);
-      if (distance < bestDistance) {
-        best = candidate;
-        bestDistance = distance;
-      }
-    }
-    return best;
-  }
-
-  private static int distance(String a, String b) {
-    int[] previous = new int[b.length() + 1];
-    int[] current = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      previous[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      current[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-        current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
-      }
-      int[] swap = previous;
-      previous = current;
-      current = swap;
-    }
-    return previous[b.length()];
   }
 }

@@ -65,7 +65,9 @@ final class SqsSettings {
   private final Duration attemptTimeout;
   private final Duration connectTimeout;
 
-  private SqsSettings(RelayContext context) {
+  private SqsSettings(RelayContext configured) {
+    // Keys set as environment variables (OUTBOX_<NAME>_SQS_QUEUE_URL) renamed to the keys they stand for.
+    RelayContext context = configured.withKeys(KEYS);
     this.context = context;
     this.reader = new SettingsReader(context);
     reader.checkKnownKeys(KEYS);

@@ -256,8 +256,6 @@ class SqsSettingsTest {
     "queue-ulr, queue-url",
     "queueurl, queue-url",
     "batchsize, batch-size",
-    "region-name, region",
-    "secret-key, secret-access-key",
     "ungrouped-groups, ungrouped-group-ids",
   })
   void an_unknown_key_names_the_nearest_known_one(String typo, String nearest) {
@@ -267,6 +265,16 @@ class SqsSettingsTest {
             + " of outbox 'orders'. Did you mean outbox.orders.sqs." + nearest + "?")
         .extracting(e -> ((OutboxConfigurationException) e).key())
         .isEqualTo("outbox.orders.sqs." + typo);
+  }
+
+  @ParameterizedTest
+  @CsvSource({"region-name", "secret-key"})
+  void an_unknown_key_far_from_every_known_one_names_none(String typo) {
+    assertThatThrownBy(() -> SqsSettings.from(context(typo, "x")))
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessageStartingWith("outbox.orders.sqs." + typo + " is not a setting of the sqs relay"
+            + " of outbox 'orders'. Known keys under outbox.orders.sqs.: [")
+        .hasMessageNotContaining("Did you mean");
   }
 
   @Test

@@ -34,6 +34,7 @@ import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.spi.ConfigSource;
 import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
 import org.hibernate.jpa.HibernatePersistenceProvider;
 import org.jboss.weld.environment.se.Weld;
@@ -117,6 +118,7 @@ public final class OutboxTestContainer implements AutoCloseable {
       }
       config = configBuilder
           .withSources(new PropertiesConfigSource(builder.config, "outboxer-test", 500))
+          .withSources(builder.configSources.toArray(ConfigSource[]::new))
           .build();
       ConfigProviderResolver resolver = ConfigProviderResolver.instance();
       ClassLoader loader = Thread.currentThread().getContextClassLoader();
@@ -287,6 +289,7 @@ public final class OutboxTestContainer implements AutoCloseable {
     private String jdbcUrl;
     private boolean viaDataSource;
     private boolean defaultConfigSources = true;
+    private final List<ConfigSource> configSources = new ArrayList<>();
 
     private Builder(TestDatabase database, JdbcTarget target) {
       this.database = database;
@@ -302,6 +305,15 @@ public final class OutboxTestContainer implements AutoCloseable {
 
     public Builder config(Map<String, String> values) {
       config.putAll(values);
+      return this;
+    }
+
+    /**
+     * Further configuration sources, each with its own ordinal: for example SmallRye's {@code
+     * EnvConfigSource} built from a map, to configure the container by environment variables.
+     */
+    public Builder configSources(ConfigSource... sources) {
+      configSources.addAll(Arrays.asList(sources));
       return this;
     }
 

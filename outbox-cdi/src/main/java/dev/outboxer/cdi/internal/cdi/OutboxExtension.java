@@ -6,7 +6,7 @@ import dev.outboxer.Outboxed;
 import dev.outboxer.cdi.internal.config.ConfigKeys;
 import dev.outboxer.cdi.internal.config.OutboxConfigReader;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
-import dev.outboxer.cdi.internal.config.Suggestions;
+import dev.outboxer.spi.ConfigKeyNames;
 import dev.outboxer.spi.PayloadCodec;
 import dev.outboxer.spi.Relay;
 import dev.outboxer.spi.RelayProvider;
@@ -81,7 +81,7 @@ public class OutboxExtension implements Extension {
         Set<String> known = knownRelayNames(beans, providers.keySet());
         String key = relay.relayKey();
         validation.addDeploymentProblem(new OutboxConfigurationException(key, key + "=" + relay.relay()
-            + " names no relay." + Suggestions.didYouMean(relay.relay(), known) + " Known relays: " + known
+            + " names no relay." + ConfigKeyNames.didYouMean(relay.relay(), known) + " Known relays: " + known
             + " (relay modules on the classpath and @Named CDI beans implementing dev.outboxer.spi.Relay). Add the"
             + " relay module to the application (outbox-jms-relay, outbox-kafka-relay, outbox-sqs-relay,"
             + " outbox-local-relay), or fix the name."));
@@ -98,7 +98,7 @@ public class OutboxExtension implements Extension {
         String key = ConfigKeys.key(outbox, ConfigKeys.RELAY);
         validation.addDeploymentProblem(new OutboxConfigurationException(key, type.getName() + " is @Outboxed(\""
             + outbox + "\") but no outbox of that name is configured: set " + key + " (configured: "
-            + new TreeSet<>(read.outboxes().keySet()) + ")." + Suggestions.didYouMean(outbox, read.outboxes().keySet())));
+            + new TreeSet<>(read.outboxes().keySet()) + ")." + ConfigKeyNames.didYouMean(outbox, read.outboxes().keySet())));
       }
     }
     if (!read.outboxes().isEmpty() && read.dataSource().isEmpty()

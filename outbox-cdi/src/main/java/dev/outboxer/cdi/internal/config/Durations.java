@@ -1,15 +1,13 @@
 package dev.outboxer.cdi.internal.config;
 
+import dev.outboxer.spi.ConfigDurations;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
-import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
-/** Parses the duration spellings the configuration accepts: {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 1d}, ISO-8601. */
+/**
+ * Parses the duration spellings the configuration accepts: {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code
+ * 1d}, ISO-8601, with the SPI's {@link ConfigDurations}, the parser every module shares.
+ */
 public final class Durations {
-
-  private static final Pattern SIMPLE = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
 
   private Durations() {}
 
@@ -19,36 +17,7 @@ public final class Durations {
    * @throws IllegalArgumentException with a description of the accepted forms
    */
   public static Duration parse(String text) {
-    String value = text.trim().toLowerCase(Locale.ROOT);
-    Matcher simple = SIMPLE.matcher(value);
-    if (simple.matches()) {
-      long amount;
-      try {
-        amount = Long.parseLong(simple.group(1));
-      } catch (NumberFormatException tooLarge) {
-        throw new IllegalArgumentException("the number is too large");
-      }
-      try {
-        return switch (simple.group(2)) {
-          case "ms" -> Duration.ofMillis(amount);
-          case "s" -> Duration.ofSeconds(amount);
-          case "m" -> Duration.ofMinutes(amount);
-          case "h" -> Duration.ofHours(amount);
-          default -> Duration.ofDays(amount);
-        };
-      } catch (ArithmeticException tooLarge) {
-        throw new IllegalArgumentException("the number is too large");
-      }
-    }
-    if (value.startsWith("p")) {
-      try {
-        return Duration.parse(value.toUpperCase(Locale.ROOT));
-      } catch (DateTimeParseException e) {
-        throw new IllegalArgumentException("not a valid ISO-8601 duration");
-      }
-    }
-    throw new IllegalArgumentException(
-        "expected a number with a unit (500ms, 30s, 5m, 2h, 1d) or an ISO-8601 duration (PT30S)");
+    return ConfigDurations.parse(text);
   }
 
   /**

@@ -4,6 +4,7 @@ import static dev.outboxer.cdi.internal.config.ConfigKeys.*;
 
 import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.Ordering;
+import dev.outboxer.spi.ConfigKeyNames;
 import dev.outboxer.spi.RelayContext;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -48,6 +49,7 @@ public final class OutboxConfigReader {
   private final Set<String> relayProviders;
   private final List<OutboxConfigurationException> problems = new ArrayList<>();
   private final List<RelayCheck> relayChecks = new ArrayList<>();
+  private ConfigKeyNames.Resolved names;
 
   /**
    * @param lookup the value of a key, empty when not set (or set to an empty string)
@@ -101,8 +103,21 @@ public final class OutboxConfigReader {
   }
 
   public Result read() {
-    Set<String> keys = new TreeSet<>();
-    propertyNames.forEach(keys::add);
+    Set<String> reported = new TreeSet<>();
+    propertyNames.forEach(reported::add);
+    // Environment variables are reported by their own names: map every name to the key it stands for. The
+    // relays' keys are known by their prefix, outbox.<name>.<relay>.*: the providers', then each outbox's own.
+    Set<String> relayNames = new TreeSet<>(relayProviders);
+    names = ConfigKeyNames.resolve(reported, keyPatterns(relayNames));
+    for (String key : names.keys()) {
+      if (RELAY_KEY.matcher(key).matches()) {
+        lookup.apply(key).map(String::trim).filter(relay -> relay.matches(OUTBOX_NAME_PATTERN)).ifPresent(relayNames::add);
+      }
+    }
+    if (!relayNames.equals(relayProviders)) {
+      names = ConfigKeyNames.resolve(reported, keyPatterns(relayNames));
+    }
+    Set<String> keys = new TreeSet<>(names.keys());
 
     Map<String, OutboxSettings> outboxes = new HashMap<>();
     for (String key : keys) {
@@ -127,6 +142,7 @@ public final class OutboxConfigReader {
       }
     }
     checkUnknownOutboxKeys(keys, outboxes);
+    checkUnmatchedEnvironmentNames(keys);
 
     WorkerMode mode =
         lookup.apply(WORKER)
@@ -264,7 +280,10 @@ public final class OutboxConfigReader {
     Map<String, String> relayProperties = new HashMap<>();
     for (String key : keys) {
       if (key.startsWith(relayPrefix) && key.length() > relayPrefix.length()) {
-        lookup.apply(key).ifPresent(value -> relayProperties.put(key.substring(relayPrefix.length()), value));
+        // A variable's key under the prefix keeps its spelling (CONNECTION_FACTORY): MicroProfile Config finds it by the
+        // upper-cased name, and a variable written in lower case by its own name.
+        lookup.apply(key).or(() -> lookup.apply(names.written(key)))
+            .ifPresent(value -> relayProperties.put(key.substring(relayPrefix.length()), value));
       }
     }
 
@@ -278,13 +297,61 @@ public final class OutboxConfigReader {
         maxPayloadSize, relayProperties));
   }
 
+  /**
+   * The keys this reader knows, as {@link ConfigKeyNames} patterns: the global keys, every outbox's keys, the keys
+   * under each relay's prefix and the optional modules' key spaces (theirs to check).
+   */
+  private static List<String> keyPatterns(Set<String> relayNames) {
+    List<String> patterns = new ArrayList<>(GLOBAL_KEYS);
+    OUTBOX_KEYS.forEach(key -> patterns.add(ConfigKeys.key(ConfigKeyNames.NAME, key)));
+    relayNames.forEach(relay -> patterns.add(ConfigKeys.key(ConfigKeyNames.NAME, relay + "." + ConfigKeyNames.ANY)));
+    for (String space : MODULE_KEY_SPACES) {
+      patterns.add(PREFIX + space + "." + ConfigKeyNames.ANY);
+      patterns.add(ConfigKeys.key(ConfigKeyNames.NAME, space + "." + ConfigKeyNames.ANY));
+    }
+    return patterns;
+  }
+
+  /**
+   * An environment variable that starts with OUTBOX_ but stands for no key: a misspelt key, named as written, when it
+   * is near a known key or names a configured outbox. Any other (OUTBOX_SERVICE_HOST, which Kubernetes sets for a
+   * service named outbox; a build's OUTBOX_TEST_...) is not taken for Outboxer's.
+   */
+  private void checkUnmatchedEnvironmentNames(Set<String> keys) {
+    Set<String> known = new TreeSet<>(GLOBAL_KEYS);
+    Set<String> outboxPrefixes = new TreeSet<>();
+    for (String key : keys) {
+      Matcher relayKey = RELAY_KEY.matcher(key);
+      if (relayKey.matches()) {
+        OUTBOX_KEYS.forEach(k -> known.add(ConfigKeys.key(relayKey.group(1), k)));
+        outboxPrefixes.add(ConfigKeyNames.environmentName(ConfigKeys.key(relayKey.group(1), "")));
+      }
+    }
+    for (String name : names.unmatched()) {
+      String suggestion = ConfigKeyNames.didYouMean(name, known);
+      String upper = name.toUpperCase(Locale.ROOT);
+      if (lookup.apply(name).isEmpty()
+          || suggestion.isEmpty() && outboxPrefixes.stream().noneMatch(upper::startsWith)) {
+        continue;
+      }
+      problem(name, name + " is set but stands for no key Outboxer knows." + suggestion
+          + " An environment variable stands for the key with every character other than a letter or digit replaced"
+          + " by _, upper-cased: " + ConfigKeys.key("orders", MAX_ATTEMPTS) + " is "
+          + ConfigKeyNames.environmentName(ConfigKeys.key("orders", MAX_ATTEMPTS)));
+    }
+  }
+
   /** A misspelt key would otherwise be silently ignored and its default used. */
   private void checkUnknownOutboxKeys(Set<String> keys, Map<String, OutboxSettings> outboxes) {
     Set<String> globalKeys = GLOBAL_KEYS;
+    Set<String> variables = new TreeSet<>();
     for (String key : keys) {
       if (!key.startsWith(PREFIX) || globalKeys.contains(key) || lookup.apply(key).isEmpty()
           || RELAY_KEY.matcher(key).matches()) {
         continue;
+      }
+      if (!names.written(key).equals(key) && !variables.add(names.written(key))) {
+        continue; // a variable's dotted twin beside its own key: one variable, checked once
       }
       String rest = key.substring(PREFIX.length());
       int dot = rest.indexOf('.');
@@ -298,12 +365,12 @@ public final class OutboxConfigReader {
       OutboxSettings settings = outboxes.get(outbox);
       if (settings == null) {
         if (!keys.contains(ConfigKeys.key(outbox, RELAY)) && !RESERVED_NAMES.contains(outbox)) {
-          problem(key, key + " is set but no outbox '" + outbox + "' exists: an outbox exists when "
+          problem(key, names.written(key) + " is set but no outbox '" + outbox + "' exists: an outbox exists when "
               + ConfigKeys.key(outbox, RELAY) + " is set (jms, kafka or the @Named name of a Relay bean)."
-              + Suggestions.didYouMean(key, globalKeys));
+              + ConfigKeyNames.didYouMean(names.written(key), globalKeys));
         } else if (RESERVED_NAMES.contains(outbox)) {
-          problem(key, key + " is not a key Outboxer knows; global keys are " + new TreeSet<>(globalKeys) + "."
-              + Suggestions.didYouMean(key, globalKeys));
+          problem(key, names.written(key) + " is not a key Outboxer knows; global keys are " + new TreeSet<>(globalKeys)
+              + "." + ConfigKeyNames.didYouMean(names.written(key), globalKeys));
         }
         continue;
       }
@@ -311,7 +378,7 @@ public final class OutboxConfigReader {
       String keyRelay = relayDot < 0 ? "" : outboxKey.substring(0, relayDot);
       if (!keyRelay.equals(settings.relay()) && relayProviders.contains(keyRelay)) {
         if (relayProviders.contains(settings.relay())) {
-          problem(key, key + " is a setting of the " + keyRelay + " relay, but " + ConfigKeys.key(outbox, RELAY) + "="
+          problem(key, names.written(key) + " is a setting of the " + keyRelay + " relay, but " + ConfigKeys.key(outbox, RELAY) + "="
               + settings.relay() + ": remove it, or set the relay to " + keyRelay);
         }
         // Otherwise the relay name itself is wrong (relay=jsm next to jms.* keys): that is the one error to report.
@@ -320,7 +387,8 @@ public final class OutboxConfigReader {
       if (!OUTBOX_KEYS.contains(outboxKey) && !outboxKey.startsWith(settings.relay() + ".")) {
         Set<String> known = new TreeSet<>();
         OUTBOX_KEYS.forEach(k -> known.add(ConfigKeys.key(outbox, k)));
-        problem(key, key + " is not a key Outboxer knows." + Suggestions.didYouMean(key, known) + " The keys of an"
+        problem(key, names.written(key) + " is not a key Outboxer knows." + ConfigKeyNames.didYouMean(names.written(key),
+            known) + " The keys of an"
             + " outbox are " + new TreeSet<>(OUTBOX_KEYS) + ", and its relay's own keys start with "
             + ConfigKeys.key(outbox, settings.relay() + "."));
       }

@@ -63,7 +63,8 @@ final class InboxSchema {
 
   /** "create them with ...": the plain script, and, but on SQLite, the Flyway and Liquibase forms. */
   static String howToCreate(InboxDialect dialect) {
-    String script = "create them with the script " + dialect.ddlResource() + " in outbox-inbox.jar";
+    String script = "create them with the script " + dialect.ddlResource() + " in outbox-inbox.jar (print it with:"
+        + " java -cp outbox-inbox.jar " + PrintInboxDdl.class.getName() + " " + dialect.configValue() + ")";
     return !dialect.shipsMigrations() ? script : script
         + " (it is also the Flyway migration: run a Flyway of its own with the location"
         + " classpath:META-INF/outboxer/inbox/flyway/" + dialect.configValue()

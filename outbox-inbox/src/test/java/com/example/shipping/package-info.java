@@ -1,6 +1,6 @@
 /**
- * The consumer examples of the README's inbox section, compiled with the tests and shown in the
- * README exactly as they are here ({@code InboxDocumentationTest}): a message-driven bean and a
- * Kafka consumer loop in Java SE.
+ * The consumer examples of the manual's inbox guide (docs/guides/inbox.md), compiled with the
+ * tests and shown there exactly as they are here ({@code InboxDocumentationTest}): a
+ * message-driven bean and a Kafka consumer loop in Java SE.
  */
 package com.example.shipping;

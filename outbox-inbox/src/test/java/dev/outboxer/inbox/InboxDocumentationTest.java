@@ -9,24 +9,24 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The README's inbox examples are the example classes of this module's tests ({@code
- * com.example.shipping}), character for character, each a whole {@code ```java} block: this module
- * compiles them, so what a reader copies compiles too.
+ * The inbox guide's examples ({@code docs/guides/inbox.md}) are the example classes of this
+ * module's tests ({@code com.example.shipping}), character for character, each a whole {@code
+ * ```java} block: this module compiles them, so what a reader copies compiles too.
  */
 class InboxDocumentationTest {
 
-  private static final Path README = Path.of("../README.md");
+  private static final Path GUIDE = Path.of("../docs/guides/inbox.md");
   private static final Path EXAMPLES = Path.of("src/test/java/com/example/shipping");
 
   @ParameterizedTest
   @ValueSource(strings = {"OrderEventsListener.java", "OrderEventsKafkaLoop.java"})
-  void theReadmeShowsTheCompiledExampleExactly(String file) throws IOException {
+  void theInboxGuideShowsTheCompiledExampleExactly(String file) throws IOException {
     String example = Files.readString(EXAMPLES.resolve(file)).strip();
-    String readme = Files.readString(README);
+    String guide = Files.readString(GUIDE);
 
-    // Not contains(...) on the strings: a failure would print the whole README.
-    assertThat(readme.contains("```java\n" + example + "\n```"))
-        .as("README.md shows %s exactly, as a whole ```java block (the inbox examples)", EXAMPLES.resolve(file))
+    // Not contains(...) on the strings: a failure would print the whole page.
+    assertThat(guide.contains("```java\n" + example + "\n```"))
+        .as("docs/guides/inbox.md shows %s exactly, as a whole ```java block (the inbox examples)", EXAMPLES.resolve(file))
         .isTrue();
   }
 }

@@ -10,13 +10,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The test kit's documentation shows {@code com.example.orders.OrderEventsTest} as it is in this
- * module, so that the example compiles and passes as written: the README's "Testing your
- * application" section.
+ * module, so that the example compiles and passes as written: the manual's "Testing your
+ * application" page, docs/getting-started/testing.md.
  */
 class UserDocumentationTest {
 
   private static final Path EXAMPLE = Path.of("src/test/java/com/example/orders/OrderEventsTest.java");
-  private static final List<Path> DOCUMENTS = List.of(Path.of("../README.md"));
+  private static final List<Path> DOCUMENTS = List.of(Path.of("../docs/getting-started/testing.md"));
 
   @Test
   void the_documented_example_is_the_example_test_of_this_module() throws IOException {

@@ -206,7 +206,7 @@ final class PartitionWorker {
       deadlocks++;
       metrics.deadlock(settings.name());
       LOG.log(Level.INFO, "Outbox '" + settings.name() + "', partition " + partition + ": the database broke a"
-          + " deadlock by rolling back this partition's batch; nothing of it was committed and it is retried now", Failures.loggable(e));
+          + " deadlock by rolling back this partition's batch; nothing of it was committed and it is retried now", e);
       return Duration.ofMillis(10L * deadlocks);
     }
     failedBatches++;

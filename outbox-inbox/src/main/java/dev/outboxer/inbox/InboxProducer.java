@@ -76,9 +76,30 @@ public class InboxProducer {
   /** For CDI. */
   public InboxProducer() {}
 
-  /** Builds the inbox when the application starts, so that a bad setting fails the deployment. */
+  @Inject InboxUsage usage;
+
+  /**
+   * Builds the inbox when the application starts, so that a bad setting or missing tables fail the
+   * deployment: in an application that injects the inbox or sets one of its keys. Others (a
+   * publisher with {@code outbox-inbox} on its class path) are not asked to configure it; should
+   * one look the inbox up programmatically, a problem is then reported at that lookup.
+   */
   void start(@Observes @Initialized(ApplicationScoped.class) Object applicationStarted) {
-    inbox();
+    if (usage.injected() || configured()) {
+      inbox();
+    }
+  }
+
+  /** Whether any key of the inbox is set, in any form (environment variables too). */
+  private boolean configured() {
+    ConfigKeyNames.Resolved names = ConfigKeyNames.resolve(config.getPropertyNames(), List.of(DATASOURCE, SCHEMA,
+        "outbox.inbox." + ConfigKeyNames.ANY, "outbox." + ConfigKeyNames.NAME + ".inbox." + ConfigKeyNames.ANY));
+    for (String key : names.keys()) {
+      if (key.startsWith("outbox.inbox.") || PER_OUTBOX.matcher(key).matches()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -102,8 +102,34 @@ class InboxProducerTest {
     }
   }
 
+  @Test
+  void an_application_that_neither_injects_nor_configures_the_inbox_starts_without_its_data_source_or_tables()
+      throws Exception {
+    // Issue 27: a Java SE publisher with outbox-inbox on its class path failed to start, asked for
+    // outbox.inbox.datasource (a JNDI name, in Java SE) for a module it does not use.
+    InboxTestSchema.drop(DATABASE);
+    try (OutboxTestContainer container = OutboxTestContainer.builder(DATABASE).start()) {
+      assertThat(container).isNotNull();
+    }
+  }
+
+  @Test
+  void an_application_that_injects_the_inbox_still_fails_to_start_when_its_tables_are_missing() {
+    InboxTestSchema.drop(DATABASE);
+
+    assertThatThrownBy(() -> OutboxTestContainer.builder(DATABASE).viaDataSource().beans(Consumer.class).start().close())
+        .satisfies(failure -> assertThat(cause(failure, InboxException.class))
+            .hasMessageContaining("missing table outbox_inbox"));
+  }
+
+  /** A consumer that injects the inbox, as an MDB or a Kafka listener bean does. */
+  @jakarta.enterprise.context.ApplicationScoped
+  static class Consumer {
+    @jakarta.inject.Inject Inbox inbox;
+  }
+
   private static OutboxTestContainer start(Map<String, String> config) {
-    return OutboxTestContainer.builder(DATABASE).config(config).viaDataSource().start();
+    return OutboxTestContainer.builder(DATABASE).config(config).viaDataSource().beans(Consumer.class).start();
   }
 
   private static void assertStartFails(ThrowingCallable start, String key, String message) {

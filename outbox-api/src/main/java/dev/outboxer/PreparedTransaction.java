@@ -9,9 +9,10 @@ import java.time.Instant;
  * two comes, the partition's row stays locked and no worker of any node can claim the partition:
  * its groups wait. Nothing is lost meanwhile.
  *
- * <p>The way out: the transaction manager of the process that prepared it (the node named by the
- * partition's {@link PartitionStatus#owner() owner}) finishes it at its next recovery pass, once
- * the process runs again and reaches the database (Narayana: every two minutes by default).
+ * <p>The way out: the transaction manager of the process that prepared it finishes it at its next
+ * recovery pass, once the process runs again and reaches the database (Narayana: every two minutes
+ * by default). The partition's {@link PartitionStatus#owner() owner} does not name that process: it
+ * is the last <i>committed</i> claim, the prepared one is not committed.
  * If that node is gone for good, or its transaction manager gave the branch up (pgjdbc reports a
  * terminated session as {@code XAER_RMERR}; configure {@code
  * dev.outboxer.postgresql.RecoverablePGXADataSource} to prevent that), check the other resources

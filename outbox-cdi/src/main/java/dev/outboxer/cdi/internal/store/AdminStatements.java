@@ -111,6 +111,12 @@ public class AdminStatements {
     return partitions;
   }
 
+  /** The prepared transactions holding partitions below {@code partitionCount}, by partition (PostgreSQL only). */
+  public java.util.SortedMap<Integer, dev.outboxer.PreparedTransaction> preparedTransactions(Connection connection,
+      String outbox, int partitionCount) throws SQLException {
+    return PreparedHolders.of(connection, database.dialect(), outbox, 0, partitionCount);
+  }
+
   public List<BlockedGroup> blockedGroups(Connection connection, String outbox, int limit, LocalDateTime now)
       throws SQLException {
     List<BlockedGroup> blocked = new ArrayList<>();

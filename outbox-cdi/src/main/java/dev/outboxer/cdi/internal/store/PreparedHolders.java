@@ -6,7 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
-import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -40,9 +40,9 @@ final class PreparedHolders {
    * The prepared transactions holding partitions {@code from} to {@code to - 1} of the outbox, by
    * partition; empty on other databases.
    */
-  static Map<Integer, PreparedTransaction> of(Connection connection, Dialect dialect, String outbox, int from, int to)
+  static SortedMap<Integer, PreparedTransaction> of(Connection connection, Dialect dialect, String outbox, int from, int to)
       throws SQLException {
-    Map<Integer, PreparedTransaction> holders = new TreeMap<>();
+    SortedMap<Integer, PreparedTransaction> holders = new TreeMap<>();
     if (dialect != Dialect.POSTGRESQL) {
       return holders;
     }

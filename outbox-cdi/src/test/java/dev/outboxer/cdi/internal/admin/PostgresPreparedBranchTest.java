@@ -84,6 +84,7 @@ class PostgresPreparedBranchTest {
       assertThat(held.preparedAt()).isAfter(before).isBefore(Instant.now().plusSeconds(1));
       assertThat(held.owner()).isEqualTo(DATABASE.user());
       assertThat(held.database()).isEqualTo(branch.databaseName());
+      assertThat(admin.preparedTransactions("orders")).containsOnlyKeys(1).containsEntry(1, held);
 
       Eventually.until(WAIT, "the worker of partition 1 warned", () -> warnings(log).size() == 1, log::dump);
       String warning = warnings(log).get(0);

@@ -15,6 +15,16 @@ import java.time.Instant;
  * @param lastClaimedAt when the last claim was taken, or {@code null}
  * @param pending messages waiting in this partition, retries included
  * @param retrying pending messages that failed at least once and wait for their retry time
+ * @param preparedBy the prepared (two-phase) transaction that holds the partition, or {@code null}:
+ *     while it is there no worker can claim the partition, see {@link PreparedTransaction} for the
+ *     way out (PostgreSQL only; always {@code null} on other databases)
  */
-public record PartitionStatus(
-    int partition, String owner, long fencingToken, Instant lastClaimedAt, long pending, long retrying) {}
+public record PartitionStatus(int partition, String owner, long fencingToken, Instant lastClaimedAt, long pending,
+    long retrying, PreparedTransaction preparedBy) {
+
+  /** A partition that no prepared transaction holds. */
+  public PartitionStatus(int partition, String owner, long fencingToken, Instant lastClaimedAt, long pending,
+      long retrying) {
+    this(partition, owner, fencingToken, lastClaimedAt, pending, retrying, null);
+  }
+}

@@ -6,6 +6,7 @@ import dev.outboxer.OutboxAdmin;
 import dev.outboxer.Outbox;
 import dev.outboxer.testing.LogCapture;
 import dev.outboxer.testing.OutboxTestContainer;
+import dev.outboxer.testing.PreparedBranch;
 import dev.outboxer.testing.RecordingRelay;
 import dev.outboxer.testing.TestDatabase;
 import jakarta.json.Json;
@@ -221,6 +222,23 @@ class AdminApiTest {
       assertThat(partition.getJsonNumber("fencingToken").longValue()).isPositive();
       assertThat(java.time.Instant.parse(partition.getString("lastRun"))).isBefore(java.time.Instant.now().plusSeconds(1));
       assertThat(partition.getInt("pending")).isZero();
+    }
+  }
+
+  @Test
+  void partitions_name_the_prepared_transaction_that_holds_a_partition() throws Exception {
+    Awaitility.await().atMost(WAIT).until(() -> admin.partitions("orders").size() == 2);
+    try (PreparedBranch branch = PreparedBranch.holdingPartition(TestDatabase.POSTGRESQL, "orders", 1)) {
+      JsonArray partitions = jsonArray(server.send(call("GET", "api/outboxes/orders/partitions", null, "operator")));
+
+      assertThat(partitions.getJsonObject(0).isNull("preparedBy")).as(partitions.toString()).isTrue();
+      JsonObject held = partitions.getJsonObject(1).getJsonObject("preparedBy");
+      assertThat(held).as(partitions.toString()).isNotNull();
+      assertThat(held.getString("gid")).isEqualTo(branch.gid());
+      assertThat(java.time.Instant.parse(held.getString("preparedAt")))
+          .isBetween(java.time.Instant.now().minusSeconds(30), java.time.Instant.now().plusSeconds(1));
+      assertThat(held.getString("owner")).isEqualTo(TestDatabase.POSTGRESQL.user());
+      assertThat(held.getString("database")).isEqualTo(branch.databaseName());
     }
   }
 

@@ -34,6 +34,8 @@ class BacklogCache {
 
   private final Map<String, Read<List<PartitionStatus>>> partitions = new ConcurrentHashMap<>();
   private final Map<String, Read<OutboxCounts>> counts = new ConcurrentHashMap<>();
+  private final Map<String, Read<java.util.SortedMap<Integer, dev.outboxer.PreparedTransaction>>> prepared =
+      new ConcurrentHashMap<>();
 
   /** The outbox's partitions with their backlog, at most a refresh interval old. */
   Read<List<PartitionStatus>> partitions(String outbox) {
@@ -43,6 +45,11 @@ class BacklogCache {
   /** The outbox's counts (and lag), at most a refresh interval old. */
   Read<OutboxCounts> counts(String outbox) {
     return cached(counts, outbox, () -> admin.counts(outbox));
+  }
+
+  /** The prepared transactions holding partitions of the outbox, at most a refresh interval old. */
+  Read<java.util.SortedMap<Integer, dev.outboxer.PreparedTransaction>> preparedTransactions(String outbox) {
+    return cached(prepared, outbox, () -> admin.preparedTransactions(outbox));
   }
 
   private <T> Read<T> cached(Map<String, Read<T>> cache, String outbox, Supplier<T> reader) {

@@ -1,6 +1,6 @@
 /**
  * MicroProfile Health checks for Outboxer: add the {@code outbox-health} jar next to {@code
- * outbox-cdi} and the platform's health endpoints report three checks; without the jar nothing
+ * outbox-cdi} and the platform's health endpoints report four checks; without the jar nothing
  * changes. There is nothing to call: the checks are CDI beans found by bean discovery. Everything
  * here is package-private except {@link dev.outboxer.health.OutboxHealthExtension}, which {@link
  * java.util.ServiceLoader} needs public; none of it is API. The check names, their data keys and
@@ -29,6 +29,17 @@
  *       and {@code "<name>.pending"}; DOWN only if {@code outbox.<name>.health.max-lag} is set and
  *       the oldest pending message is older (data {@code "<name>.lagging"}), or the lag cannot be
  *       read for such an outbox (data {@code "<name>.error"}). Not read before start.</li>
+ *   <li><b>Readiness {@code outbox-prepared-transactions}</b>: per outbox {@code
+ *       "<name>.held-partitions"} ({@code "none"} or the partition numbers, {@code "1, 3"}) and per
+ *       held partition {@code "<name>.partition-<n>"} naming the prepared (two-phase) transaction
+ *       that holds it (gid, since when, database user and database) and the way out; {@code
+ *       "<name>.error"} if it could not be read. Always UP: a held partition is claimed by no worker
+ *       of any node until its transaction is committed or rolled back, but the other partitions
+ *       and publishing work, and the lock is the cluster's, so DOWN would take every node out of
+ *       service (as liveness: restart them all) without finishing the transaction. For an alert,
+ *       set {@code outbox.<name>.health.max-lag}: the held partition's messages age and {@code
+ *       outbox-lag} goes DOWN, and this check's data says why. PostgreSQL only (other databases never
+ *       report a held partition). Not read before start.</li>
  * </ul>
  *
  * <h2>Configuration (MicroProfile Config)</h2>
@@ -51,7 +62,8 @@
  * <h2>What is guaranteed, what is not</h2>
  * <ul>
  *   <li>A probe reads the database at most once per refresh interval per outbox (partitions for
- *       liveness, and only when a worker is past its stall time; counts for lag), on the probe's
+ *       liveness, and only when a worker is past its stall time; counts for lag; the prepared
+ *       transactions, a join of the outbox's partition rows with {@code pg_prepared_xacts}), on the probe's
  *       thread; a read that fails is reused for the interval too. A database that hangs can make a
  *       probe slow (the probe then times out, which an orchestrator counts as a failure).</li>
  *   <li>Liveness sees this node's workers only, from memory; other nodes report their own. If the

@@ -99,7 +99,8 @@ public record JdbcTarget(String url, String user, String password, String xaData
       return "org.h2.jdbcx.JdbcDataSource";
     }
     if (lower.startsWith("jdbc:postgresql:")) {
-      return "org.postgresql.xa.PGXADataSource";
+      // pgjdbc's PGXADataSource, with a terminated session's commit retryable at recovery (outbox-postgresql-xa).
+      return "dev.outboxer.postgresql.RecoverablePGXADataSource";
     }
     if (lower.startsWith("jdbc:mariadb:") || lower.startsWith("jdbc:mysql:")) {
       return "org.mariadb.jdbc.MariaDbDataSource";

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Assumptions;
  */
 public enum TestDatabase {
   H2("jdbc:h2:mem:outboxer;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=20000", "sa", "", "org.h2.jdbcx.JdbcDataSource"),
-  POSTGRESQL("jdbc:postgresql://127.0.0.1:5432/" + ownDatabase(), "postgres", "", "org.postgresql.xa.PGXADataSource"),
+  POSTGRESQL("jdbc:postgresql://127.0.0.1:5432/" + ownDatabase(), "postgres", "",
+      "dev.outboxer.postgresql.RecoverablePGXADataSource"),
   MARIADB("jdbc:mariadb://127.0.0.1:3306/" + ownDatabase(), "root", "", "org.mariadb.jdbc.MariaDbDataSource"),
   /**
    * SQLite has no XA: the pool connects through the JDBC driver, and its connections take part in a

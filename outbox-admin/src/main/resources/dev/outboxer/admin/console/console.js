@@ -132,7 +132,16 @@
     rows($('partitions').tBodies[0], partitions, (p) => el('tr', { 'data-partition': p.partition },
       cell('Partition', p.partition), cell('Owner node', p.owner || 'never claimed'),
       cell('Fencing token', p.fencingToken), cell('Last run', time(p.lastRun)),
-      cell('Pending', p.pending), cell('Retrying', p.retrying)), 6, 'No partitions yet.');
+      cell('Pending', p.pending), cell('Retrying', p.retrying), held(p.preparedBy)), 7, 'No partitions yet.');
+  }
+
+  // A prepared (two-phase) transaction that holds the partition: no worker can claim it until the transaction is
+  // committed or rolled back (by the transaction manager's recovery, or by hand with its gid).
+  function held(prepared) {
+    if (!prepared) return cell('Held by', '–');
+    return cell('Held by', `prepared transaction '${prepared.gid}' since ${time(prepared.preparedAt)}`
+      + ` (user ${prepared.owner}, database ${prepared.database}): no worker can claim the partition until it is`
+      + ` committed or rolled back (COMMIT PREPARED / ROLLBACK PREPARED '${prepared.gid}')`, 'error held');
   }
 
   function renderBlocked(groups) {

@@ -90,6 +90,15 @@ public class OutboxAdminBean implements OutboxAdmin {
   }
 
   @Override
+  public java.util.SortedMap<Integer, dev.outboxer.PreparedTransaction> preparedTransactions(String outbox) {
+    configuration.require(outbox);
+    return call(connection -> {
+      RulesStore.Layout layout = rules.layout(connection, outbox);
+      return statements.preparedTransactions(connection, outbox, layout == null ? 0 : layout.partitionCount());
+    });
+  }
+
+  @Override
   public List<BlockedGroup> blockedGroups(String outbox, int limit) {
     checkLimit(limit);
     configuration.require(outbox);

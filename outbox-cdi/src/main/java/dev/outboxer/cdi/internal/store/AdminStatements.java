@@ -93,6 +93,8 @@ public class AdminStatements {
         }
       }
     }
+    Map<Integer, dev.outboxer.PreparedTransaction> held = PreparedHolders.of(connection, database.dialect(), outbox, 0,
+        partitionCount);
     List<PartitionStatus> partitions = new ArrayList<>();
     try (PreparedStatement statement = connection.prepareStatement("SELECT partition_no, owner_node, fencing_token, "
         + time("claimed_at") + " FROM outbox_partition WHERE outbox = ? AND partition_no < ? ORDER BY partition_no")) {
@@ -102,11 +104,17 @@ public class AdminStatements {
         while (rows.next()) {
           long[] counts = backlog.getOrDefault(rows.getInt(1), new long[2]);
           partitions.add(new PartitionStatus(rows.getInt(1), rows.getString(2), rows.getLong(3),
-              TimeSource.fromUtc(Sql.getUtc(rows, 4)), counts[0], counts[1]));
+              TimeSource.fromUtc(Sql.getUtc(rows, 4)), counts[0], counts[1], held.get(rows.getInt(1))));
         }
       }
     }
     return partitions;
+  }
+
+  /** The prepared transactions holding partitions below {@code partitionCount}, by partition (PostgreSQL only). */
+  public java.util.SortedMap<Integer, dev.outboxer.PreparedTransaction> preparedTransactions(Connection connection,
+      String outbox, int partitionCount) throws SQLException {
+    return PreparedHolders.of(connection, database.dialect(), outbox, 0, partitionCount);
   }
 
   public List<BlockedGroup> blockedGroups(Connection connection, String outbox, int limit, LocalDateTime now)

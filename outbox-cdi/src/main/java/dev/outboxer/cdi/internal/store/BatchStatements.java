@@ -209,6 +209,17 @@ public class BatchStatements {
     return claim(connection, outbox, partition, node, instance, now, idleTimeoutMillis, false);
   }
 
+  /**
+   * The prepared (two-phase) transaction that holds the partition's row, for a worker that could
+   * not claim it; empty if none does, and always on other databases than PostgreSQL (see {@link
+   * PreparedHolders}).
+   */
+  public java.util.Optional<dev.outboxer.PreparedTransaction> preparedHolder(Connection connection, String outbox,
+      int partition) throws SQLException {
+    return java.util.Optional.ofNullable(
+        PreparedHolders.of(connection, database.dialect(), outbox, partition, partition + 1).get(partition));
+  }
+
   /** As above; on PostgreSQL with {@code probeRunning} the claim also probes the running transactions. */
   public Claim claim(Connection connection, String outbox, int partition, String node, String instance,
       LocalDateTime now, long idleTimeoutMillis, boolean probeRunning) throws SQLException {

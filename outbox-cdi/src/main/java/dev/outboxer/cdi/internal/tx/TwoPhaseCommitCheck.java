@@ -154,7 +154,9 @@ public class TwoPhaseCommitCheck {
 
   private static String xaClassOf(Dialect dialect) {
     return switch (dialect) {
-      case POSTGRESQL -> "org.postgresql.xa.PGXADataSource";
+      // The wrapper lets the transaction manager finish a branch whose session was terminated (README: Prepared branches).
+      case POSTGRESQL -> "org.postgresql.xa.PGXADataSource, or dev.outboxer.postgresql.RecoverablePGXADataSource of"
+          + " outbox-postgresql-xa";
       case MARIADB -> "org.mariadb.jdbc.MariaDbDataSource";
       case H2 -> "org.h2.jdbcx.JdbcDataSource";
       case SQLITE -> "none";

@@ -24,6 +24,7 @@ import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.spi.Relay;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -64,6 +65,7 @@ public class BatchProcessor {
 
   private final Watchdog watchdog = new Watchdog();
   private final RelayWarnings relayWarnings = new RelayWarnings();
+  private final PreparedHoldWarnings preparedHolds = new PreparedHoldWarnings();
 
   BatchResult process(OutboxSettings settings, int partition, Relay relay, PartitionCursor cursor) throws Exception {
     return process(settings, partition, relay, cursor, null);
@@ -91,9 +93,11 @@ public class BatchProcessor {
           : claimThenRead(settings, partition, cursor, now, transactionTimeout, request, gate);
       Claim claim = claimed.claim();
       if (!claim.claimed()) {
+        lookForPreparedHolder(settings, partition, claim);
         tx.commit();
         return BatchResult.notClaimed(claim.partitionCount(), claim.layoutVersion());
       }
+      preparedHolds.claimed(settings.name(), partition);
       Read read = claimed.read();
       if (!node.instance().equals(claim.previousInstance())) {
         // Someone else worked the partition since our last batch (or an admin operation changed it): what it did
@@ -123,6 +127,24 @@ public class BatchProcessor {
             + " relay had it; its messages will be delivered again", Failures.loggable(e));
       }
       throw e;
+    }
+  }
+
+  /**
+   * The partition could not be claimed: held by a live worker (nothing to say) or by a prepared
+   * transaction nobody finishes (said, see {@link PreparedHoldWarnings}). Looked at every few seconds
+   * at most, in the claim's transaction; a failure of the look is no failure of the batch.
+   */
+  private void lookForPreparedHolder(OutboxSettings settings, int partition, Claim claim) {
+    if (partition >= claim.partitionCount() || !preparedHolds.checkDue(settings.name(), partition)) {
+      return;
+    }
+    try {
+      preparedHolds.checked(settings.name(), partition, jdbc.call(connection -> statements.preparedHolder(connection,
+          settings.name(), partition)), time.now());
+    } catch (SQLException | RuntimeException e) {
+      LOG.log(Level.FINE, "Outbox '" + settings.name() + "', partition " + partition + ": could not look for a"
+          + " prepared transaction holding the partition", e);
     }
   }
 

@@ -119,7 +119,9 @@ public class CrossNodeWakeUp {
       LOG.info("Outboxer: the PostgreSQL driver's org.postgresql.PGConnection is not visible to the application, so"
           + " this node cannot read wake-up notifications; its workers find messages published on other nodes at"
           + " their next poll. (Open Liberty: make the driver's library visible with <classloader"
-          + " commonLibraryRef=\"...\"/> in the application's configuration.)");
+          + " commonLibraryRef=\"...\"/> in the application's configuration. WildFly: a dependency on the driver's"
+          + " module, <module name=\"org.postgresql\"/> under <dependencies> in WEB-INF/jboss-deployment-structure.xml."
+          + " Java SE: put the driver on the class path.)");
       return;
     }
     synchronized (pending) {

@@ -79,6 +79,40 @@ class DatabaseDownAtStartTest {
     }
   }
 
+  @Test
+  void a_schema_missing_once_the_database_answers_keeps_the_node_not_ready_with_the_reason_at_severe()
+      throws Exception {
+    TestDatabase.POSTGRESQL.resetSchema();
+    TestDatabase.POSTGRESQL.dropSchema();
+    cluster("stop");
+    try (LogCapture logs = LogCapture.of("dev.outboxer");
+        OutboxTestContainer container = OutboxTestContainer.builder(JdbcTarget.of(TestDatabase.POSTGRESQL))
+            .viaDataSource()
+            .config("outbox.orders.relay", "recording")
+            .beans(RecordingRelay.class)
+            .start()) {
+      HealthProbe probe = new HealthProbe(container.select(SmallRyeHealthReporter.class));
+      cluster("start");
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      JsonObject failed = probe.readiness(OutboxStartedCheck.NAME);
+      while (!data(failed).getString("orders").contains("failed to start") && System.nanoTime() < deadline) {
+        Thread.sleep(200);
+        failed = probe.readiness(OutboxStartedCheck.NAME);
+      }
+      assertThat(status(failed)).isEqualTo("DOWN");
+      assertThat(data(failed).getString("orders"))
+          .startsWith("not started: failed to start once the database answered: ");
+      assertThat(logs.messages(Level.SEVERE)).anyMatch(m -> m.contains("could not start once the database answered"));
+      assertThat(status(probe.liveness(OutboxWorkersCheck.NAME))).isEqualTo("UP");
+      Outbox outbox = container.select(Outbox.class);
+      assertThatThrownBy(() -> container.inTransaction(() -> outbox.publish("orders", new Ping("g", 1))))
+          .hasStackTraceContaining("Outboxer has not started yet: failed to start once the database answered");
+    } finally {
+      cluster("start");
+      TestDatabase.POSTGRESQL.resetSchema();
+    }
+  }
+
   private static void cluster(String action) throws Exception {
     String[] cluster = System.getProperty(CLUSTER).trim().split("\\s+");
     Process process = new ProcessBuilder("pg_ctlcluster", cluster[0], cluster[1], action).inheritIO().start();

@@ -200,7 +200,7 @@ public class OutboxRuntime {
           + (settings.unlimitedAttempts() ? "infinity" : settings.maxAttempts()) + ", database "
           + dialect.configValue() + ", schema " + schemaState);
     }
-    ready = true;
+    ready = !stopping;
   }
 
   void onStop(@Observes @BeforeDestroyed(ApplicationScoped.class) Object event) {

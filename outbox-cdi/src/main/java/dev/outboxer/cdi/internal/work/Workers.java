@@ -91,7 +91,8 @@ public class Workers implements PartitionWorker.LayoutListener {
    * @param layouts per outbox, the partition count and layout version in force in the database
    */
   synchronized void start(Map<String, int[]> layouts) {
-    if (started) {
+    // Stopping: a start-up that waited for the database and finished during shutdown starts nothing.
+    if (started || stopping) {
       return;
     }
     WorkerMode mode = configuration.workerMode();

@@ -37,7 +37,7 @@ class DatabaseDownAtStartTest {
   void a_node_started_while_the_database_is_down_is_not_ready_until_the_database_answers_then_relays()
       throws Exception {
     TestDatabase.POSTGRESQL.resetSchema();
-    cluster("stop");
+    stopCluster();
     try (LogCapture logs = LogCapture.of("dev.outboxer");
         OutboxTestContainer container = OutboxTestContainer.builder(JdbcTarget.of(TestDatabase.POSTGRESQL))
             .viaDataSource()
@@ -84,7 +84,7 @@ class DatabaseDownAtStartTest {
       throws Exception {
     TestDatabase.POSTGRESQL.resetSchema();
     TestDatabase.POSTGRESQL.dropSchema();
-    cluster("stop");
+    stopCluster();
     try (LogCapture logs = LogCapture.of("dev.outboxer");
         OutboxTestContainer container = OutboxTestContainer.builder(JdbcTarget.of(TestDatabase.POSTGRESQL))
             .viaDataSource()
@@ -110,6 +110,18 @@ class DatabaseDownAtStartTest {
     } finally {
       cluster("start");
       TestDatabase.POSTGRESQL.resetSchema();
+    }
+  }
+
+  /** Stops the cluster and makes sure the test database is the one that went away. */
+  private static void stopCluster() throws Exception {
+    cluster("stop");
+    try (java.sql.Connection answered = TestDatabase.POSTGRESQL.connect()) {
+      cluster("start");
+      throw new IllegalStateException(TestDatabase.POSTGRESQL.url() + " still answers after pg_ctlcluster "
+          + System.getProperty(CLUSTER) + " stop: point outboxer.test.postgresql.url at that cluster");
+    } catch (java.sql.SQLException down) {
+      // as intended
     }
   }
 

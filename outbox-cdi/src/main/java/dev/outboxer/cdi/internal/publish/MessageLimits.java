@@ -42,14 +42,12 @@ public class MessageLimits {
    * @throws OutboxException while Outboxer waits to start (for the database), naming the reason
    */
   public Limits of(String outbox) {
-    Limits known = limits.get(outbox);
-    if (known != null) {
-      return known;
-    }
+    // Checked before the limits: a start-up that failed half-way may have set some outboxes' limits already.
     String reason = notStarted;
     if (reason != null) {
-      throw new OutboxException("Outbox '" + outbox + "': " + reason + ". Nothing was written.");
+      throw new OutboxException("Outbox '" + outbox + "': " + reason + (reason.endsWith(".") ? "" : ".")
+          + " Nothing was written.");
     }
-    return NONE;
+    return limits.getOrDefault(outbox, NONE);
   }
 }

@@ -114,9 +114,10 @@ public class OutboxRuntime {
       waitingSince = System.nanoTime();
       String reason = "waiting for the database (" + dataSources.describe() + "): " + DatabaseUnreachable.describe(e);
       notStarted(reason);
-      LOG.warning("Outboxer has not started: " + reason + (reason.endsWith(".") ? "" : ".") + " The application starts; Outboxer is not ready (readiness"
-          + " check outbox-started is DOWN), refuses to publish, and tries again after " + FIRST_RETRY.toSeconds()
-          + "s, doubling up to " + MAX_RETRY.toSeconds() + "s: it starts as soon as the database answers.");
+      LOG.warning("Outboxer has not started: " + reason + (reason.endsWith(".") ? "" : ".") + " The application"
+          + " starts; Outboxer is not ready (readiness check outbox-started is DOWN), refuses to publish, and tries"
+          + " again after " + FIRST_RETRY.toSeconds() + "s, doubling up to " + MAX_RETRY.toSeconds() + "s: it starts"
+          + " as soon as the database answers.");
       scheduleRetry(FIRST_RETRY);
     }
   }
@@ -135,7 +136,7 @@ public class OutboxRuntime {
     } catch (RejectedExecutionException e) {
       LOG.log(Level.SEVERE, "Outboxer could not schedule its start-up while waiting for the database (" + e
           + "); it stays not ready. Restart the node.", e);
-      notStarted("not started: its start-up could not be scheduled: " + e);
+      notStarted("its start-up could not be scheduled: " + e);
     }
   }
 

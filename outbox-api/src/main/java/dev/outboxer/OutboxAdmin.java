@@ -92,6 +92,18 @@ public interface OutboxAdmin {
   boolean started();
 
   /**
+   * Tells why Outboxer has not started on this node, when there is more to say than "not yet": it
+   * waits for a database it could not reach at start-up ({@code "waiting for the database (...):
+   * ..."}), or it failed to start once the database answered ({@code "failed to start once the
+   * database answered: ..."}).
+   *
+   * @return the reason while not started for one of those, empty once started and otherwise
+   */
+  default java.util.Optional<String> notStartedReason() {
+    return java.util.Optional.empty();
+  }
+
+  /**
    * Lists this node's partition workers of every outbox (empty on a publish-only node). Does not
    * touch the database.
    *

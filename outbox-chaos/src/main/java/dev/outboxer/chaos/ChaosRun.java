@@ -21,7 +21,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The orchestrator of one run: sets up the databases, starts the broker (if any), the workers and
@@ -46,6 +49,8 @@ final class ChaosRun {
   private final ExecutorService restarts = Executors.newCachedThreadPool();
   private ChaosSettings settings;
   private Connection faultLog;
+  private final List<DatabaseGate> gates = new CopyOnWriteArrayList<>();
+  private static final Pattern URL = Pattern.compile("(jdbc:[a-z]+://)([^/:?]+)(?::(\\d+))?(.*)");
 
   private ChaosRun(ChaosSettings settings) throws IOException {
     this.settings = settings;
@@ -121,6 +126,11 @@ final class ChaosRun {
         String name = "worker-" + n;
         ChildProcess worker = new ChildProcess(name, dir, jvmOptions(name), WorkerMain.class,
             withArgs(settings.toArgs(), "node=" + name, "dir=" + dir));
+        if (name.equals(settings.netnsWorker())) {
+          // In a network namespace of its own (netns.sh up), reaching the database over the veth pair.
+          worker.launcher(List.of("ip", "netns", "exec", settings.netns()));
+          say(name + " runs in network namespace " + settings.netns() + ", its database at " + settings.netnsHost());
+        }
         worker.start();
         workers.add(worker);
         states.put(name, State.HEALTHY);
@@ -179,6 +189,10 @@ final class ChaosRun {
         broker.stop(Duration.ofSeconds(10));
       }
       faultLog.close();
+      gates.forEach(DatabaseGate::close);
+      if (!settings.netnsWorker().isEmpty()) {
+        ip("link", "set", settings.netnsLink(), "up");
+      }
     }
 
     Report report = Checker.check(Checker.read(databases), settings.maxAttemptsNumber(), drained,
@@ -237,6 +251,15 @@ final class ChaosRun {
         continue;
       }
       ChildProcess target = healthy.get(random.nextInt(healthy.size()));
+      if (kind.equals("partition")) {
+        target = healthy.stream().filter(w -> w.name().equals(settings.netnsWorker())).findFirst().orElse(null);
+        if (target == null) {
+          continue;
+        }
+      } else if (kind.equals("db-down") && target.name().equals(settings.netnsWorker())) {
+        // The gate listens on the host's loopback, which the namespace does not reach.
+        continue;
+      }
       if (kind.equals("pause")) {
         // A pause matters when it catches a worker inside a batch: prefer one that delivered just now.
         Set<String> busy;
@@ -251,6 +274,8 @@ final class ChaosRun {
       switch (kind) {
         case "kill" -> kill(target, scheduler);
         case "connections" -> cutConnections(target, "connections");
+        case "db-down" -> startWhileDatabaseDown(target, scheduler);
+        case "partition" -> partition(target, scheduler);
         default -> pause(target, scheduler, random);
       }
     }
@@ -297,8 +322,109 @@ final class ChaosRun {
     double pause = kinds.contains("pause") ? 0.45 : 0;
     double connections = kinds.contains("connections") ? 0.35 : 0;
     double kill = kinds.contains("kill") ? 0.2 : 0;
-    double roll = random.nextDouble() * (pause + connections + kill);
-    return roll < pause ? "pause" : roll < pause + connections ? "connections" : "kill";
+    double dbDown = kinds.contains("db-down") ? 0.15 : 0;
+    double partition = kinds.contains("partition") ? 0.25 : 0;
+    double roll = random.nextDouble() * (pause + connections + kill + dbDown + partition);
+    return roll < pause ? "pause" : roll < pause + connections ? "connections"
+        : roll < pause + connections + kill ? "kill" : roll < pause + connections + kill + dbDown ? "db-down"
+        : "partition";
+  }
+
+  /**
+   * Kills a worker and starts it again while its database refuses connections (a {@link DatabaseGate}
+   * that opens after {@code db-down}): the JVM must start and wait, and begin relaying once the
+   * database answers. It takes new faults only once Outboxer started in it.
+   */
+  private void startWhileDatabaseDown(ChildProcess target, ScheduledExecutorService scheduler) throws Exception {
+    String db = settings.database().configValue();
+    Matcher url = URL.matcher(settings.database().url());
+    if (!url.matches()) {
+      say("db-down skipped: cannot read host and port of " + settings.database().url());
+      return;
+    }
+    states.put(target.name(), State.DOWN);
+    DatabaseGate gate = new DatabaseGate(url.group(2), url.group(3) == null ? defaultPort() : Integer.parseInt(url.group(3)));
+    gates.add(gate);
+    String gated = url.group(1) + "127.0.0.1:" + gate.port() + url.group(4);
+    event("db-down", target.name(), "kill -9 of pid " + target.pid() + ", restarted with its database refusing"
+        + " connections for " + settings.dbDown().toMillis() + "ms (port " + gate.port() + ")");
+    target.kill();
+    target.nextStartOptions(List.of("-Doutboxer.test." + db + ".url=" + gated, "-D" + WorkerMain.DATABASE_DOWN + "=true"));
+    restarts.submit(() -> {
+      try {
+        target.start();
+        event("restart", target.name(), "incarnation " + target.incarnation() + ", pid " + target.pid()
+            + ", database down");
+        await(target.name() + " (started while its database is down)", Duration.ofSeconds(180),
+            () -> target.logged(WorkerMain.READY), target);
+        boolean waits = target.logged("waiting for the database");
+        Thread.sleep(Math.max(0, settings.dbDown().toMillis()));
+        gate.open();
+        event("db-up", target.name(), "its database answers; " + (waits ? "it had started and waited"
+            : "it had NOT logged that it waits for the database"));
+        await(target.name() + " (Outboxer started once its database answered)", Duration.ofSeconds(120),
+            () -> target.logged("the database answers after"), target);
+        event("db-started", target.name(), "Outboxer started once the database answered");
+      } catch (Exception e) {
+        say("db-down of " + target.name() + " FAILED: " + e);
+        try {
+          gate.open();
+        } catch (IOException already) {
+          // open
+        }
+        if (!target.alive()) {
+          try {
+            target.start();
+            event("restart", target.name(), "after its failed db-down, incarnation " + target.incarnation());
+            await(target.name() + " (restarted)", Duration.ofSeconds(180), () -> target.logged(WorkerMain.READY), target);
+          } catch (Exception again) {
+            say("restart of " + target.name() + " failed: " + again);
+          }
+        }
+      }
+      states.put(target.name(), State.HEALTHY);
+    });
+  }
+
+  private int defaultPort() {
+    return databases.postgres() ? 5432 : 3306;
+  }
+
+  /**
+   * Takes the link of the worker in its own network namespace down for {@code partition}, longer
+   * than the lease: no reset reaches either side, its packets are dropped. Its claim must lapse,
+   * another worker take over, and its late sends be fenced.
+   */
+  private void partition(ChildProcess target, ScheduledExecutorService scheduler) throws Exception {
+    long millis = settings.partition().toMillis();
+    states.put(target.name(), State.PAUSED);
+    event("partition", target.name(), "link " + settings.netnsLink() + " down for " + millis + "ms (no reset)");
+    ip("link", "set", settings.netnsLink(), "down");
+    scheduler.schedule(() -> {
+      ip("link", "set", settings.netnsLink(), "up");
+      try {
+        event("heal", target.name(), "link " + settings.netnsLink() + " up");
+      } catch (SQLException e) {
+        say("logging the heal failed: " + e);
+      }
+      states.put(target.name(), State.HEALTHY);
+    }, millis, TimeUnit.MILLISECONDS);
+  }
+
+  private void ip(String... args) {
+    List<String> command = new ArrayList<>(List.of("ip"));
+    command.addAll(List.of(args));
+    try {
+      Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+      if (!process.waitFor(10, TimeUnit.SECONDS) || process.exitValue() != 0) {
+        say(String.join(" ", command) + " failed: " + output);
+      }
+    } catch (IOException e) {
+      say(String.join(" ", command) + " failed: " + e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private void kill(ChildProcess target, ScheduledExecutorService scheduler) throws Exception {
@@ -356,6 +482,9 @@ final class ChaosRun {
 
   /** After the fault period: every worker running and not paused. */
   private void healAll() throws Exception {
+    if (!settings.netnsWorker().isEmpty()) {
+      ip("link", "set", settings.netnsLink(), "up");
+    }
     for (ChildProcess worker : workers) {
       if (worker.alive()) {
         worker.resume();
@@ -424,6 +553,14 @@ final class ChaosRun {
       if (value != null) {
         options.add("-Doutboxer.test." + db + "." + key + "=" + value);
       }
+    }
+    if (name.equals(settings.netnsWorker())) {
+      Matcher url = URL.matcher(settings.database().url());
+      if (!url.matches()) {
+        throw new IllegalArgumentException("netns-worker: cannot read the host of " + settings.database().url());
+      }
+      options.add("-Doutboxer.test." + db + ".url=" + url.group(1) + settings.netnsHost()
+          + (url.group(3) == null ? "" : ":" + url.group(3)) + url.group(4));
     }
     if (!settings.fencing()) {
       // The core's switch for its own lease checks (honoured once fenced claims land).

@@ -64,6 +64,16 @@ final class ChaosSettings {
     // Share of pauses whose database sessions are also ended halfway (as a lease would end).
     DEFAULTS.put("pause-cut-rate", "0.5");
     DEFAULTS.put("faults", "kill,connections,pause");
+    // Fault db-down: a worker killed and started again while its database refuses connections, for this long.
+    DEFAULTS.put("db-down", "6s");
+    // Fault partition: the link of the worker in its own network namespace (netns-worker, e.g. worker-3) is
+    // down this long, without a reset; needs root, ip netns, and a database that listens on the host side.
+    DEFAULTS.put("partition", "12s");
+    DEFAULTS.put("netns-worker", "");
+    // The namespace, the host side of its veth pair and the host's address on it, as netns.sh sets them up.
+    DEFAULTS.put("netns", "outboxer-chaos");
+    DEFAULTS.put("netns-link", "oxc-h");
+    DEFAULTS.put("netns-host", "10.244.77.1");
     DEFAULTS.put("drain-timeout", "120s");
     // Set by the orchestrator: host:port of the broker process (jms, kafka).
     DEFAULTS.put("broker", "");
@@ -237,16 +247,29 @@ final class ChaosSettings {
   Duration pauseMax() { return duration("pause-max"); }
   double pauseCutRate() { return rate("pause-cut-rate"); }
   Duration drainTimeout() { return duration("drain-timeout"); }
+  Duration dbDown() { return duration("db-down"); }
+  Duration partition() { return duration("partition"); }
+  String netnsWorker() { return values.get("netns-worker").trim(); }
+  String netns() { return values.get("netns"); }
+  String netnsLink() { return values.get("netns-link"); }
+  String netnsHost() { return values.get("netns-host"); }
   String broker() { return values.get("broker"); }
 
-  /** The process-level fault kinds switched on: {@code kill}, {@code connections}, {@code pause}. */
+  /**
+   * The process-level fault kinds switched on: {@code kill}, {@code connections}, {@code pause},
+   * {@code db-down}, {@code partition}.
+   */
   List<String> faults() {
     String value = values.get("faults").trim();
     List<String> kinds = value.isEmpty() || value.equals("none") ? List.of() : List.of(value.split("\\s*,\\s*"));
     for (String kind : kinds) {
-      if (!List.of("kill", "connections", "pause").contains(kind)) {
+      if (!List.of("kill", "connections", "pause", "db-down", "partition").contains(kind)) {
         throw new IllegalArgumentException("faults=" + value + " names an unknown fault '" + kind
-            + "': use a comma-separated subset of kill,connections,pause, or none");
+            + "': use a comma-separated subset of kill,connections,pause,db-down,partition, or none");
+      }
+      if (kind.equals("partition") && netnsWorker().isEmpty()) {
+        throw new IllegalArgumentException("faults=" + value + " has partition: name the worker that runs in a"
+            + " network namespace of its own with netns-worker=worker-<n> (it needs root and ip netns)");
       }
     }
     return kinds;

@@ -30,6 +30,10 @@ final class ChildProcess {
   private final List<String> args;
   private Process process;
   private int incarnation;
+  /** What the java command runs under, such as {@code ip netns exec <namespace>} (empty: nothing). */
+  private volatile List<String> launcher = List.of();
+  /** JVM options for the next incarnation only, after the usual ones (a later -D wins). */
+  private volatile List<String> nextOptions = List.of();
 
   ChildProcess(String name, Path dir, List<String> jvmOptions, Class<?> mainClass, List<String> args) {
     this.name = name;
@@ -51,14 +55,26 @@ final class ChildProcess {
     return incarnation;
   }
 
+  /** Runs every incarnation under this command (e.g. {@code ip netns exec chaos-ns}), which must exec java. */
+  void launcher(List<String> command) {
+    launcher = List.copyOf(command);
+  }
+
+  /** JVM options for the next incarnation only (e.g. another database URL). */
+  void nextStartOptions(List<String> options) {
+    nextOptions = List.copyOf(options);
+  }
+
   /** Starts a new incarnation, passing {@code incarnation=<n>} after the arguments. */
   synchronized void start() throws IOException {
     incarnation++;
-    List<String> command = new ArrayList<>();
+    List<String> command = new ArrayList<>(launcher);
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");
     command.add(classPath());
     command.addAll(jvmOptions);
+    command.addAll(nextOptions);
+    nextOptions = List.of();
     command.add(mainClass);
     command.addAll(args);
     command.add("incarnation=" + incarnation);

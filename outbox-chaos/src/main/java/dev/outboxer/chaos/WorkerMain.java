@@ -15,6 +15,8 @@ import dev.outboxer.testing.OutboxTestContainer;
 public final class WorkerMain {
 
   static final String READY = "chaos worker ready";
+  /** System property set for an incarnation started while its database is down. */
+  static final String DATABASE_DOWN = "outboxer.chaos.database-down";
 
   private WorkerMain() {}
 
@@ -34,11 +36,19 @@ public final class WorkerMain {
       XaRecovery.configure();
     }
 
-    OutboxTestContainer container = OutboxTestContainer.builder(outboxDatabase)
+    OutboxTestContainer.Builder builder = OutboxTestContainer.builder(outboxDatabase)
         .config(NodeConfig.worker(settings, node))
         .beans(NodeArgs.relayBeans(settings))
-        .poolSize(settings.partitions() + 4)
-        .start();
+        .poolSize(settings.partitions() + 4);
+    if (Boolean.getBoolean(DATABASE_DOWN)) {
+      // Started while its database is down (fault db-down): Hibernate, the application's JPA, must boot
+      // without reading the database, as an application that starts before its database must configure it.
+      builder.jpaProperty("hibernate.dialect", databases.postgres() ? "org.hibernate.dialect.PostgreSQLDialect"
+              : "org.hibernate.dialect.MariaDBDialect")
+          .jpaProperty("hibernate.boot.allow_jdbc_metadata_access", "false")
+          .jpaProperty("hibernate.hbm2ddl.auto", "none");
+    }
+    OutboxTestContainer container = builder.start();
     Runtime.getRuntime().addShutdownHook(new Thread(container::close, "chaos-worker-shutdown"));
     if (xa) {
       XaRecovery.start(outboxDatabase, settings.broker());

@@ -14,7 +14,9 @@ import org.eclipse.microprofile.health.Readiness;
 /**
  * Readiness {@value #NAME}: UP once Outboxer has started on this node ({@link OutboxAdmin#started()}:
  * schema checked, rules in line with the configuration, workers started), DOWN before that and once
- * shutdown has begun. Reads no database.
+ * shutdown has begun. Reads no database. While Outboxer waits for a database it could not reach at
+ * start-up, or after it failed to start once the database answered, each outbox's entry says so:
+ * {@code "not started: waiting for the database (...): ..."}.
  */
 @Readiness
 @ApplicationScoped
@@ -29,12 +31,13 @@ class OutboxStartedCheck implements HealthCheck {
   public HealthCheckResponse call() {
     boolean started = admin.started();
     HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME).status(started);
+    String notStarted = admin.notStartedReason().map(reason -> "not started: " + reason).orElse("not started");
     Map<String, Long> workers = started
         ? admin.workers().stream().collect(Collectors.groupingBy(WorkerStatus::outbox, Collectors.counting()))
         : Map.of();
     for (String outbox : configuration.settings().outboxes()) {
       long count = workers.getOrDefault(outbox, 0L);
-      response.withData(outbox, !started ? "not started"
+      response.withData(outbox, !started ? notStarted
           : count > 0 ? "started, " + count + " partition worker(s) on this node"
           : "started, publish only on this node");
     }

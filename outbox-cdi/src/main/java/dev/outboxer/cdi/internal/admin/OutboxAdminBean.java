@@ -71,6 +71,11 @@ public class OutboxAdminBean implements OutboxAdmin {
   }
 
   @Override
+  public java.util.Optional<String> notStartedReason() {
+    return runtime.notReadyReason();
+  }
+
+  @Override
   public List<WorkerStatus> workers() {
     return workers.activities().stream()
         .sorted(java.util.Comparator.comparing(PartitionActivity::outbox).thenComparingInt(PartitionActivity::partition))

@@ -38,6 +38,15 @@ public class DataSourceLookup {
     return dataSource;
   }
 
+  /** Which data source Outboxer uses, in words for log messages and health checks. Resolves nothing. */
+  public String describe() {
+    if (configuration.dataSource().isPresent()) {
+      return "data source " + configuration.dataSource().get() + " (" + ConfigKeys.DATASOURCE + ")";
+    }
+    return beans.select(OutboxPersistenceLiteral.INSTANCE).isResolvable() ? "the @OutboxPersistence data source"
+        : "the data source of the @OutboxPersistence EntityManager";
+  }
+
   private DataSource resolve() {
     Instance<DataSource> qualified = beans.select(OutboxPersistenceLiteral.INSTANCE);
     if (qualified.isResolvable()) {

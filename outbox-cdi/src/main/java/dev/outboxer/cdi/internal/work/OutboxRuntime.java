@@ -6,6 +6,8 @@ import dev.outboxer.cdi.internal.config.ConfigKeys;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
 import dev.outboxer.cdi.internal.config.WorkerMode;
+import dev.outboxer.cdi.internal.jdbc.DataSourceLookup;
+import dev.outboxer.cdi.internal.jdbc.DatabaseUnreachable;
 import dev.outboxer.cdi.internal.jdbc.Jdbc;
 import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
 import dev.outboxer.cdi.internal.publish.MessageLimits;
@@ -28,6 +30,9 @@ import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -37,6 +42,13 @@ import java.util.logging.Logger;
  * line with its configuration, sets the message limits, registers the metrics and starts this
  * node's workers. Says in one INFO line per outbox what it started. Stops the workers before the
  * application's beans go away.
+ *
+ * <p>A configuration error found without the database fails the application's start. A database
+ * that cannot be reached does not: the application starts, Outboxer says so in one WARNING, is not
+ * {@linkplain #ready() ready} (the readiness check reports why), refuses to publish, and tries the
+ * start-up again on the workers' executor, after 1 s, doubling up to 30 s, until the database
+ * answers. A problem found only then (the schema, the rules) can no longer fail the deployment: it
+ * is logged at SEVERE and keeps Outboxer not ready, with that reason, until the node is restarted.
  */
 @ApplicationScoped
 public class OutboxRuntime {
@@ -72,7 +84,18 @@ public class OutboxRuntime {
   @Inject MessageLimits limits;
   @Inject CrossNodeWakeUp wakeUp;
 
+  static final Duration FIRST_RETRY = Duration.ofSeconds(1);
+  static final Duration MAX_RETRY = Duration.ofSeconds(30);
+
+  @Inject DataSourceLookup dataSources;
+
   private volatile boolean ready;
+  /** Why Outboxer has not started (yet), null when it has or before it tried. */
+  private volatile String notStartedReason;
+  private volatile boolean stopping;
+  private volatile boolean gaugesRegistered;
+  private ScheduledFuture<?> retry;
+  private long waitingSince;
 
   void onStart(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) @Initialized(ApplicationScoped.class) Object event)
       throws Exception {
@@ -81,8 +104,75 @@ public class OutboxRuntime {
       ready = true;
       return;
     }
-    Dialect dialect = database.dialect();
     publisher.checkCodec();
+    try {
+      startUp();
+    } catch (Exception e) {
+      if (!DatabaseUnreachable.is(e)) {
+        throw e;
+      }
+      waitingSince = System.nanoTime();
+      String reason = "waiting for the database (" + dataSources.describe() + "): " + DatabaseUnreachable.describe(e);
+      notStarted(reason);
+      LOG.warning("Outboxer has not started: " + reason + (reason.endsWith(".") ? "" : ".") + " The application"
+          + " starts; Outboxer is not ready (readiness check outbox-started is DOWN), refuses to publish, and tries"
+          + " again after " + FIRST_RETRY.toSeconds() + "s, doubling up to " + MAX_RETRY.toSeconds() + "s: it starts"
+          + " as soon as the database answers.");
+      scheduleRetry(FIRST_RETRY);
+    }
+  }
+
+  private void notStarted(String reason) {
+    notStartedReason = reason;
+    limits.notStarted(reason == null ? null : "Outboxer has not started yet: " + reason);
+  }
+
+  private synchronized void scheduleRetry(Duration delay) {
+    if (stopping) {
+      return;
+    }
+    try {
+      retry = workers.startUpExecutor().schedule(() -> retryStartUp(delay), delay.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      LOG.log(Level.SEVERE, "Outboxer could not schedule its start-up while waiting for the database (" + e
+          + "); it stays not ready. Restart the node.", e);
+      notStarted("its start-up could not be scheduled: " + e);
+    }
+  }
+
+  private void retryStartUp(Duration delay) {
+    if (stopping) {
+      return;
+    }
+    try {
+      startUp();
+      notStarted(null);
+      LOG.info("Outboxer: the database answers after " + (System.nanoTime() - waitingSince) / 1_000_000_000
+          + "s of waiting; Outboxer started");
+    } catch (Exception e) {
+      if (stopping) {
+        return;
+      }
+      if (DatabaseUnreachable.is(e)) {
+        Duration next = delay.multipliedBy(2).compareTo(MAX_RETRY) > 0 ? MAX_RETRY : delay.multipliedBy(2);
+        notStarted("waiting for the database (" + dataSources.describe() + "): " + DatabaseUnreachable.describe(e));
+        LOG.log(Level.FINE, "Outboxer still waits for the database; next try in " + next.toSeconds() + "s", e);
+        scheduleRetry(next);
+        return;
+      }
+      notStarted("failed to start once the database answered: " + e.getMessage());
+      LOG.log(Level.SEVERE, "Outboxer could not start once the database answered: " + e + ". It stays not ready"
+          + " (readiness check outbox-started is DOWN) and refuses to publish: fix the cause and restart the node.", e);
+    } catch (LinkageError e) {
+      notStarted("failed to start once the database answered: " + e);
+      LOG.log(Level.SEVERE, "Outboxer could not start once the database answered: " + e + ". It stays not ready:"
+          + " fix the cause and restart the node.", e);
+    }
+  }
+
+  /** Detects the database, checks the schema, brings the rules in line, sets the limits, starts the workers. */
+  private void startUp() throws Exception {
+    Dialect dialect = database.dialect();
     String schemaState = schema.prepare(configuration.schema());
     long databasePayloadLimit = databasePayloadLimit(dialect);
     Map<String, int[]> layouts = new HashMap<>();
@@ -90,10 +180,13 @@ public class OutboxRuntime {
       RulesStore.Layout layout = synchronizeRules(settings);
       layouts.put(settings.name(), new int[] {layout.partitionCount(), layout.layoutVersion()});
       limits.set(settings.name(), limits(settings, dialect, databasePayloadLimit));
-      // The workers refresh the counts behind the gauges: a publish-only node would report zeros.
-      if (configuration.workerMode() != WorkerMode.NONE) {
+    }
+    // The workers refresh the counts behind the gauges: a publish-only node would report zeros.
+    if (configuration.workerMode() != WorkerMode.NONE && !gaugesRegistered) {
+      for (OutboxSettings settings : configuration.outboxes().values()) {
         metrics.registerGauges(settings.name(), () -> backlog.latest(settings.name()));
       }
+      gaugesRegistered = true;
     }
     workers.start(layouts);
     if (configuration.workerMode() != WorkerMode.NONE) {
@@ -108,11 +201,17 @@ public class OutboxRuntime {
           + (settings.unlimitedAttempts() ? "infinity" : settings.maxAttempts()) + ", database "
           + dialect.configValue() + ", schema " + schemaState);
     }
-    ready = true;
+    ready = !stopping;
   }
 
   void onStop(@Observes @BeforeDestroyed(ApplicationScoped.class) Object event) {
     ready = false;
+    synchronized (this) {
+      stopping = true;
+      if (retry != null) {
+        retry.cancel(false);
+      }
+    }
     wakeUp.stop();
     workers.stop();
     metrics.unregister();
@@ -121,6 +220,14 @@ public class OutboxRuntime {
   /** Whether start-up completed: schema checked, rules in line, workers started. */
   public boolean ready() {
     return ready;
+  }
+
+  /**
+   * Why Outboxer is not ready, when it knows more than "not started": it waits for the database, or
+   * failed once the database answered. Empty once started, and before and after its life cycle.
+   */
+  public java.util.Optional<String> notReadyReason() {
+    return ready ? java.util.Optional.empty() : java.util.Optional.ofNullable(notStartedReason);
   }
 
   private MessageLimits.Limits limits(OutboxSettings settings, Dialect dialect, long databaseLimit) {

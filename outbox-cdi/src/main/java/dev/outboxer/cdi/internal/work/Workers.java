@@ -91,7 +91,8 @@ public class Workers implements PartitionWorker.LayoutListener {
    * @param layouts per outbox, the partition count and layout version in force in the database
    */
   synchronized void start(Map<String, int[]> layouts) {
-    if (started) {
+    // Stopping: a start-up that waited for the database and finished during shutdown starts nothing.
+    if (started || stopping) {
       return;
     }
     WorkerMode mode = configuration.workerMode();
@@ -125,7 +126,9 @@ public class Workers implements PartitionWorker.LayoutListener {
       driven.onWake(() -> timerWake.run());
       timerDriven = driven;
     } else {
-      executor = executor(total);
+      if (executor == null) {
+        executor = executor(total);
+      }
       long refresh = configuration.metricsRefresh().toMillis();
       backlogRefresh = executor.scheduleWithFixedDelay(this::refreshBacklog, 0, refresh, TimeUnit.MILLISECONDS);
       supervisor = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -333,6 +336,19 @@ public class Workers implements PartitionWorker.LayoutListener {
     }
   }
 
+  /**
+   * The executor the workers run on (the ManagedScheduledExecutorService, or this node's own pool in
+   * Java SE), for Outboxer's start-up when it has to wait for the database: the first lookup
+   * decides it for the workers too.
+   */
+  synchronized ScheduledExecutorService startUpExecutor() {
+    if (executor == null) {
+      int configured = configuration.outboxes().values().stream().mapToInt(OutboxSettings::partitions).sum();
+      executor = executor(Math.max(1, configured));
+    }
+    return executor;
+  }
+
   /** Stops scheduling and waits for running batches, each bounded by its relay timeout, so that no thread outlives the application. */
   synchronized void stop() {
     stopping = true;
@@ -367,6 +383,7 @@ public class Workers implements PartitionWorker.LayoutListener {
       ownExecutor.shutdownNow();
       ownExecutor = null;
     }
+    executor = null;
     relays.closeAll();
     processor.shutdown();
   }

@@ -1,0 +1,115 @@
+package dev.outboxer.chaos;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The database as one worker sees it, for fault {@code db-down}: a local port that refuses
+ * connections (nothing listens, as on a database host whose server is down) until {@link #open()},
+ * then forwards every connection to the real database. The other processes keep the database.
+ */
+final class DatabaseGate implements AutoCloseable {
+
+  private final String targetHost;
+  private final int targetPort;
+  private final int port;
+  private final List<Socket> sockets = new ArrayList<>();
+  private ServerSocket server;
+  private volatile boolean closed;
+
+  /** A closed gate on a free local port. */
+  DatabaseGate(String targetHost, int targetPort) throws IOException {
+    this.targetHost = targetHost;
+    this.targetPort = targetPort;
+    try (ServerSocket probe = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      this.port = probe.getLocalPort();
+    }
+  }
+
+  int port() {
+    return port;
+  }
+
+  /** The database answers from now on. */
+  synchronized void open() throws IOException {
+    if (server != null || closed) {
+      return;
+    }
+    server = new ServerSocket();
+    server.setReuseAddress(true);
+    server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+    Thread accept = new Thread(this::acceptLoop, "chaos-db-gate-" + port);
+    accept.setDaemon(true);
+    accept.start();
+  }
+
+  private void acceptLoop() {
+    while (!closed) {
+      try {
+        Socket client = server.accept();
+        Socket database = new Socket(targetHost, targetPort);
+        synchronized (sockets) {
+          sockets.add(client);
+          sockets.add(database);
+        }
+        pump(client, database);
+        pump(database, client);
+      } catch (IOException e) {
+        if (closed) {
+          return;
+        }
+      }
+    }
+  }
+
+  private static void pump(Socket from, Socket to) throws IOException {
+    InputStream in = from.getInputStream();
+    OutputStream out = to.getOutputStream();
+    Thread thread = new Thread(() -> {
+      byte[] buffer = new byte[16 * 1024];
+      try {
+        for (int n; (n = in.read(buffer)) >= 0; ) {
+          out.write(buffer, 0, n);
+          out.flush();
+        }
+      } catch (IOException ended) {
+        // one side went away
+      } finally {
+        closeQuietly(from);
+        closeQuietly(to);
+      }
+    }, "chaos-db-gate-pump");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  private static void closeQuietly(Socket socket) {
+    try {
+      socket.close();
+    } catch (IOException ignored) {
+      // closing anyway
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+    if (server != null) {
+      try {
+        server.close();
+      } catch (IOException ignored) {
+        // closing anyway
+      }
+    }
+    synchronized (sockets) {
+      sockets.forEach(DatabaseGate::closeQuietly);
+    }
+  }
+}

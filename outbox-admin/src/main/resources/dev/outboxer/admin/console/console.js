@@ -35,15 +35,19 @@
     if (method !== 'GET') headers['X-Outbox-Admin'] = '1';
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const response = await fetch(new URL(path, api), {
-      method, headers, credentials: 'same-origin', cache: 'no-store',
+      // 'omit': a 401 that a server's own security layer answers with a Basic challenge (a wrong password) reaches
+      // this script instead of the browser's sign-in dialog (Fetch: no prompt without credentials included); the
+      // credentials go in the Authorization header set above.
+      method, headers, credentials: 'omit', cache: 'no-store',
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     // Any 401 to credentials we sent is a refusal of them, whoever answered: the admin API (JSON) or the server's
     // own security layer in front of it (WildFly answers a wrong password with an HTML page and a Basic challenge).
     const data = await response.json().catch(() => null);
     if (response.status === 401) {
+      const refused = Boolean(headers.Authorization);
       forget();
-      showLogin(authorization ? 'Wrong user or password.' : null);
+      showLogin(refused ? 'Wrong user or password.' : null);
       throw new SignInNeeded();
     }
     if (response.status === 403 && method === 'GET') {

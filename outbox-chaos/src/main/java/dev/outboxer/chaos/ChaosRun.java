@@ -1,5 +1,6 @@
 package dev.outboxer.chaos;
 
+import dev.outboxer.testing.DatabaseGate;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;

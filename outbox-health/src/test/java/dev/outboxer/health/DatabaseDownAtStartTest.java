@@ -26,7 +26,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  *
  * <p>Needs a PostgreSQL cluster of its own that it may stop and start, named by {@value #CLUSTER}
  * (for example {@code "15 chaos"}, driven with {@code pg_ctlcluster}), and {@code
- * outboxer.test.postgresql.url} pointing at it; skipped otherwise. See the README's operations section.
+ * outboxer.test.postgresql.url} pointing at it; skipped otherwise. See docs/guides/health.md, "Starting before the database".
  */
 @EnabledIfSystemProperty(named = DatabaseDownAtStartTest.CLUSTER, matches = ".+")
 class DatabaseDownAtStartTest {

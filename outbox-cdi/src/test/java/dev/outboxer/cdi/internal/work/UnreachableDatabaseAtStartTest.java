@@ -7,17 +7,11 @@ import dev.outboxer.Outbox;
 import dev.outboxer.OutboxAdmin;
 import dev.outboxer.cdi.internal.Eventually;
 import dev.outboxer.cdi.internal.Keyed;
+import dev.outboxer.testing.DatabaseGate;
 import dev.outboxer.testing.JdbcTarget;
 import dev.outboxer.testing.OutboxTestContainer;
 import dev.outboxer.testing.RecordingRelay;
 import dev.outboxer.testing.TestDatabase;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -57,9 +51,9 @@ class UnreachableDatabaseAtStartTest {
     Level level = runtimeLog.getLevel();
     runtimeLog.setLevel(Level.INFO);
     runtimeLog.addHandler(handler);
-    try (Gate gate = new Gate(real.getHost(), real.getPort() < 0 ? 5432 : real.getPort());
+    try (DatabaseGate gate = new DatabaseGate(real.getHost(), real.getPort() < 0 ? 5432 : real.getPort());
         OutboxTestContainer container = OutboxTestContainer.builder(JdbcTarget.of(
-                "jdbc:postgresql://127.0.0.1:" + gate.port + real.getRawPath()
+                "jdbc:postgresql://127.0.0.1:" + gate.port() + real.getRawPath()
                     + (real.getRawQuery() == null ? "" : "?" + real.getRawQuery()),
                 TestDatabase.POSTGRESQL.user(), TestDatabase.POSTGRESQL.password()))
             .viaDataSource()
@@ -92,80 +86,6 @@ class UnreachableDatabaseAtStartTest {
     } finally {
       runtimeLog.removeHandler(handler);
       runtimeLog.setLevel(level);
-    }
-  }
-
-  /** A local port that refuses connections until opened, then forwards each to the database. */
-  private static final class Gate implements AutoCloseable {
-    final int port;
-    private final String host;
-    private final int targetPort;
-    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
-    private ServerSocket server;
-
-    Gate(String host, int targetPort) throws IOException {
-      this.host = host;
-      this.targetPort = targetPort;
-      try (ServerSocket probe = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-        port = probe.getLocalPort();
-      }
-    }
-
-    void open() throws IOException {
-      server = new ServerSocket();
-      server.setReuseAddress(true);
-      server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-      Thread accept = new Thread(() -> {
-        try {
-          while (true) {
-            Socket client = server.accept();
-            Socket database = new Socket(host, targetPort);
-            sockets.add(client);
-            sockets.add(database);
-            pump(client, database);
-            pump(database, client);
-          }
-        } catch (IOException closed) {
-          // the test is over
-        }
-      }, "test-database-gate");
-      accept.setDaemon(true);
-      accept.start();
-    }
-
-    private static void pump(Socket from, Socket to) throws IOException {
-      InputStream in = from.getInputStream();
-      OutputStream out = to.getOutputStream();
-      Thread thread = new Thread(() -> {
-        byte[] buffer = new byte[16 * 1024];
-        try {
-          for (int n; (n = in.read(buffer)) >= 0; ) {
-            out.write(buffer, 0, n);
-            out.flush();
-          }
-        } catch (IOException ended) {
-          // one side went away
-        } finally {
-          try {
-            from.close();
-            to.close();
-          } catch (IOException ignored) {
-            // closing anyway
-          }
-        }
-      }, "test-database-gate-pump");
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    @Override
-    public void close() throws IOException {
-      if (server != null) {
-        server.close();
-      }
-      for (Socket socket : sockets) {
-        socket.close();
-      }
     }
   }
 }

@@ -1,4 +1,4 @@
-package dev.outboxer.chaos;
+package dev.outboxer.testing;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,11 +11,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The database as one worker sees it, for fault {@code db-down}: a local port that refuses
- * connections (nothing listens, as on a database host whose server is down) until {@link #open()},
- * then forwards every connection to the real database. The other processes keep the database.
+ * A database that is down until a test says otherwise, without stopping a server others use: a
+ * local port that refuses connections (nothing listens, as on a database host whose server is down)
+ * until {@link #open()}, then forwards every connection to the real database. Used by the tests of
+ * a node started before its database and by the chaos suite's fault {@code db-down}.
+ *
+ * <p>Guarantees: connections made before {@link #open()} are refused at once; after it, each is
+ * forwarded byte for byte until either side closes; {@link #close()} ends all of them. Not
+ * guaranteed: that the port, free when the gate was made, is still free when it opens.
  */
-final class DatabaseGate implements AutoCloseable {
+public final class DatabaseGate implements AutoCloseable {
 
   private final String targetHost;
   private final int targetPort;
@@ -24,8 +29,14 @@ final class DatabaseGate implements AutoCloseable {
   private ServerSocket server;
   private volatile boolean closed;
 
-  /** A closed gate on a free local port. */
-  DatabaseGate(String targetHost, int targetPort) throws IOException {
+  /**
+   * A closed gate on a free local port.
+   *
+   * @param targetHost the database's host
+   * @param targetPort the database's port
+   * @throws IOException if no local port can be had
+   */
+  public DatabaseGate(String targetHost, int targetPort) throws IOException {
     this.targetHost = targetHost;
     this.targetPort = targetPort;
     try (ServerSocket probe = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
@@ -33,19 +44,26 @@ final class DatabaseGate implements AutoCloseable {
     }
   }
 
-  int port() {
+  /**
+   * @return the local port to connect to instead of the database's
+   */
+  public int port() {
     return port;
   }
 
-  /** The database answers from now on. */
-  synchronized void open() throws IOException {
+  /**
+   * The database answers from now on.
+   *
+   * @throws IOException if the port cannot be bound
+   */
+  public synchronized void open() throws IOException {
     if (server != null || closed) {
       return;
     }
     server = new ServerSocket();
     server.setReuseAddress(true);
     server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-    Thread accept = new Thread(this::acceptLoop, "chaos-db-gate-" + port);
+    Thread accept = new Thread(this::acceptLoop, "database-gate-" + port);
     accept.setDaemon(true);
     accept.start();
   }
@@ -85,7 +103,7 @@ final class DatabaseGate implements AutoCloseable {
         closeQuietly(from);
         closeQuietly(to);
       }
-    }, "chaos-db-gate-pump");
+    }, "database-gate-pump");
     thread.setDaemon(true);
     thread.start();
   }

@@ -67,6 +67,17 @@ public record RelayContext(
   }
 
   /**
+   * The provider's settings, typed and checked: environment spellings renamed to the declared
+   * keys, every unknown key already recorded as a problem (see {@link SettingsReader}).
+   *
+   * @param declaration the provider's keys, with the prefix {@code outbox.<name>.<provider>.}
+   * @return a reader of this context's properties
+   */
+  public SettingsReader settings(SettingsDeclaration declaration) {
+    return SettingsReader.forRelay(this, declaration);
+  }
+
+  /**
    * @param provider the provider name, for example {@code jms}
    * @param key a provider key without prefix, as in {@link #properties()}
    * @return the full key as the user wrote it, for messages: {@code OUTBOX_ORDERS_JMS_DESTINATON}

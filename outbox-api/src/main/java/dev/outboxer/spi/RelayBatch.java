@@ -3,6 +3,7 @@ package dev.outboxer.spi;
 import dev.outboxer.Ordering;
 import java.time.Instant;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * One batch of one partition, handed to {@link Relay#relay(RelayBatch)}, and the place where the
@@ -130,4 +131,23 @@ public interface RelayBatch {
    * @return {@code true} while the relay may still send records of this batch
    */
   boolean claimHeld();
+
+  /**
+   * Asks to be told what became of every record once the batch's transaction ended: the core's
+   * decision under the {@link Relay} contract and the transaction's outcome ({@link RecordOutcome}).
+   * For a {@link RelayInterceptor} that labels records (a tracing span per record) by the core's
+   * decision instead of working it out again.
+   *
+   * <p>The core's batches accept listeners until the relay returns and call each once, on the
+   * worker's thread, after the commit or rollback, with one outcome per record of {@link
+   * #records()} in order; a listener that throws is logged at WARNING and changes nothing. A batch
+   * that is not the core's (a relay's own wrapper, a test's stand-in) may not say: then this
+   * returns {@code false} and the listener is never called.
+   *
+   * @param listener called once with the outcomes
+   * @return whether the listener will be called
+   */
+  default boolean whenSettled(Consumer<List<RecordOutcome>> listener) {
+    return false;
+  }
 }

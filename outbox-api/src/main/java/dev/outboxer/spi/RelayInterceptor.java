@@ -8,7 +8,9 @@ package dev.outboxer.spi;
  * workers, and hands batches to the relay it returns. The returned relay must keep the {@link
  * Relay} contract towards the batch it is given: report each record of it exactly as the wrapped
  * relay reported its counterpart, and ask {@link RelayBatch#heldBack} before handing a record on.
- * Order of several interceptors: undefined.
+ * What finally became of each record (the core's decision under the contract and the batch
+ * transaction's outcome) is told to {@link RelayBatch#whenSettled} listeners: label records by it
+ * rather than by what the relay reported. Order of several interceptors: undefined.
  */
 public interface RelayInterceptor {
 

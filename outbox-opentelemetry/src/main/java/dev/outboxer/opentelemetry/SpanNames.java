@@ -36,7 +36,7 @@ final class SpanNames {
   static final String OUTCOME_FAILED = "failed";
   /** Not sent: an earlier message of its ordering unit did not go through; stays pending. Status UNSET. */
   static final String OUTCOME_HELD_BACK = "held_back";
-  /** The relay returned without reporting it; counts as failed. Status ERROR. */
+  /** The relay returned (or timed out) without reporting it; counts as failed. Status ERROR. */
   static final String OUTCOME_UNREPORTED = "unreported";
   /** Confirmed after an earlier message of its unit failed: not honoured, sent again later. Status ERROR. */
   static final String OUTCOME_CONFIRMATION_IGNORED = "confirmation_ignored";
@@ -44,6 +44,10 @@ final class SpanNames {
   static final String OUTCOME_LATE = "reported_after_deadline";
   /** The worker's claim of the partition lapsed: nothing of the batch is committed. Status ERROR. */
   static final String OUTCOME_CLAIM_LAPSED = "claim_lapsed";
+  /** The batch's transaction rolled back (the relay marked it, or the commit failed): the message goes again. */
+  static final String OUTCOME_ROLLED_BACK = "rolled_back";
+  /** The outcome of the batch's commit is unknown: the message may go again. */
+  static final String OUTCOME_COMMIT_UNKNOWN = "commit_unknown";
 
   private SpanNames() {}
 

@@ -2,8 +2,8 @@ package dev.outboxer.opentelemetry;
 
 import dev.outboxer.Ordering;
 import dev.outboxer.spi.Failures;
-import dev.outboxer.spi.OrderingUnits;
 import dev.outboxer.spi.OutboxRecord;
+import dev.outboxer.spi.RecordOutcome;
 import dev.outboxer.spi.RelayBatch;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -17,12 +17,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * The batch the wrapped relay sees: the same records, each published with a trace carrying its
@@ -30,31 +30,35 @@ import java.util.concurrent.atomic.AtomicReference;
  * as the core matches them). A record the core does not know is passed on as it is, so that the core
  * ignores and logs it as it would without tracing.
  *
- * <p>Spans end when the relay's call is over, each at the time its record was reported (or then, if
- * it was not), with the outcome the core gives it under the {@link dev.outboxer.spi.Relay} contract:
- * per ordering unit, records up to the first one that did not go through are confirmed, that one
- * failed, the rest of the unit held back. Only at the end is that known: a confirmation counts only
- * if no earlier record of its unit failed or went unreported.
+ * <p>Each span ends with the outcome the core gave its record ({@link RelayBatch#whenSettled}): confirmed, failed,
+ * held back, ignored, or what the batch's transaction made of it (claim lapsed, rolled back, commit unknown), at
+ * the time its record was reported (or when the outcome is known, if it was not). Under a batch that does not tell
+ * its outcomes (not the core's), the spans end when the relay's call is over, by the contract's rule ({@link
+ * RecordOutcome#settle}) applied to what the relay reported.
  */
 final class TracedBatch implements RelayBatch {
 
   /** What the relay reported for a record, and when. */
   private static final AttributeKey<String> EXCEPTION_TYPE = AttributeKey.stringKey("exception.type");
   private static final AttributeKey<String> EXCEPTION_MESSAGE = AttributeKey.stringKey("exception.message");
-  private record Report(boolean confirmed, Throwable cause, Instant at) {}
+  private record Report(boolean confirmed, Throwable cause, Instant at, boolean late) {}
 
-  /** One record: the core's, the one handed on, its span, and its first report. */
-  private record Traced(OutboxRecord original, OutboxRecord handedOn, Span span, AtomicReference<Report> report) {}
+  /** One record: the core's, the one handed on, its span, its first report, and whether its span ended. */
+  private record Traced(OutboxRecord original, OutboxRecord handedOn, Span span, AtomicReference<Report> report,
+      AtomicBoolean ended) {}
 
 
   private final RelayBatch batch;
   private final Map<Long, Traced> byId;
   private final List<OutboxRecord> records;
   private volatile boolean closed;
+  private volatile Throwable relayThrew;
+  private final boolean settledByCore;
 
   private TracedBatch(RelayBatch batch, Map<Long, Traced> byId) {
     this.batch = batch;
     this.byId = byId;
+    this.settledByCore = batch.whenSettled(this::settled);
     List<OutboxRecord> handedOn = new ArrayList<>(byId.size());
     byId.values().forEach(traced -> handedOn.add(traced.handedOn()));
     this.records = Collections.unmodifiableList(handedOn);
@@ -71,7 +75,8 @@ final class TracedBatch implements RelayBatch {
           .setParent(TraceHeaders.extract(record.headers()))
           .setAllAttributes(attributes(record, batch.fencingToken()))
           .startSpan();
-      byId.put(record.id(), new Traced(record, withTraceOf(record, span), span, new AtomicReference<>()));
+      byId.put(record.id(), new Traced(record, withTraceOf(record, span), span, new AtomicReference<>(),
+          new AtomicBoolean()));
     }
     return new TracedBatch(batch, byId);
   }
@@ -154,69 +159,94 @@ final class TracedBatch implements RelayBatch {
     return batch.heldBack(original(record));
   }
 
+  /** Tells a nested interceptor the core's outcomes, for the records as it was handed them. */
+  @Override
+  public boolean whenSettled(Consumer<List<RecordOutcome>> listener) {
+    return batch.whenSettled(outcomes -> listener.accept(outcomes.stream().map(outcome -> {
+      Traced traced = byId.get(outcome.record().id());
+      return traced == null ? outcome
+          : new RecordOutcome(traced.handedOn(), outcome.kind(), outcome.cause(), outcome.reportedAt());
+    }).toList()));
+  }
+
   @Override
   public void confirm(OutboxRecord record) {
     batch.confirm(original(record));
-    remember(record, new Report(true, null, Instant.now()));
+    remember(record, new Report(true, null, Instant.now(), false));
   }
 
   @Override
   public void fail(OutboxRecord record, Throwable cause) {
     batch.fail(original(record), cause);
-    remember(record, new Report(false, cause, Instant.now()));
+    remember(record, new Report(false, cause, Instant.now(), false));
   }
 
-  /** The first report of a record within the batch's time counts, as in the core. */
+  /** The first report of a record counts, as in the core; one after the batch ended is marked late. */
   private void remember(OutboxRecord record, Report report) {
     Traced traced = record == null ? null : byId.get(record.id());
-    if (traced != null && !closed) {
-      traced.report().compareAndSet(null, report);
+    if (traced != null) {
+      traced.report().compareAndSet(null, closed ? new Report(report.confirmed(), report.cause(), report.at(), true)
+          : report);
     }
   }
 
   /**
-   * Ends every span when the relay's call is over, with the outcome the core gives its record.
+   * The relay's call is over. If the core's batch tells its outcomes ({@link RelayBatch#whenSettled}), the spans
+   * end when it does, with the core's decisions (the transaction's outcome included); otherwise now, by the
+   * contract's rule ({@link RecordOutcome#settle}) applied to what the relay reported.
    *
    * @param thrown what the relay threw, or {@code null} if it returned: the core fails unreported
    *     records with it
    */
   void end(Throwable thrown) {
+    relayThrew = thrown;
     closed = true;
-    boolean claimLapsed = !batch.claimHeld();
-    Set<Object> brokenUnits = new HashSet<>();
-    for (Traced traced : byId.values()) {
-      Report report = traced.report().get();
-      // A report after the deadline is ignored by the core: the record counts as unreported.
-      boolean late = report != null && report.at().isAfter(batch.deadline());
-      Report counted = late ? null : report;
-      Instant at = report == null ? Instant.now() : report.at();
-      Object unit = unitOf(traced.original());
-      if (claimLapsed) {
-        end(traced, SpanNames.OUTCOME_CLAIM_LAPSED, StatusCode.ERROR, "the worker's claim of the partition lapsed:"
-            + " nothing of this batch is committed and the message goes out again", null, at);
-      } else if (unit != null && brokenUnits.contains(unit)) {
-        if (counted != null && counted.confirmed()) {
-          end(traced, SpanNames.OUTCOME_CONFIRMATION_IGNORED, StatusCode.ERROR, "confirmed after an earlier message"
-              + " of its ordering unit did not go through: the message stays pending and is sent again", null, at);
-        } else {
-          end(traced, SpanNames.OUTCOME_HELD_BACK, StatusCode.UNSET, null, null, at);
-        }
-      } else if (counted != null && counted.confirmed()) {
-        end(traced, SpanNames.OUTCOME_CONFIRMED, StatusCode.OK, null, null, at);
-      } else {
-        if (counted != null) {
-          end(traced, SpanNames.OUTCOME_FAILED, StatusCode.ERROR, Failures.describe(counted.cause()), counted.cause(),
-              at);
-        } else if (late) {
-          end(traced, SpanNames.OUTCOME_LATE, StatusCode.ERROR, "reported after the batch's deadline: the report is"
-              + " ignored and the message counts as failed", thrown != null ? thrown : report.cause(), at);
-        } else if (thrown != null) {
-          end(traced, SpanNames.OUTCOME_FAILED, StatusCode.ERROR, Failures.describe(thrown), thrown, at);
-        } else {
-          end(traced, SpanNames.OUTCOME_UNREPORTED, StatusCode.ERROR, "the relay returned without reporting the"
-              + " message: it counts as failed", null, at);
-        }
-        brokenUnits.add(unit);
+    if (settledByCore) {
+      return;
+    }
+    if (!batch.claimHeld()) {
+      settled(byId.values().stream().map(traced -> new RecordOutcome(traced.original(), RecordOutcome.Kind.CLAIM_LAPSED,
+          null, null)).toList());
+      return;
+    }
+    List<OutboxRecord> originals = byId.values().stream().map(Traced::original).toList();
+    Throwable unreported = thrown != null ? thrown
+        : new IllegalStateException("the relay returned without reporting the message");
+    settled(RecordOutcome.settle(batch.ordering(), originals, record -> {
+      Report report = byId.get(record.id()).report().get();
+      return report == null ? null : new RecordOutcome.Report(report.confirmed(), report.cause(), report.at(),
+          report.late() || report.at().isAfter(batch.deadline()));
+    }, unreported));
+  }
+
+  /** Ends each record's span with its outcome, at the time its record was reported (or now, if it was not). */
+  private void settled(List<RecordOutcome> outcomes) {
+    for (RecordOutcome outcome : outcomes) {
+      Traced traced = byId.get(outcome.record().id());
+      if (traced == null || !traced.ended().compareAndSet(false, true)) {
+        continue;
+      }
+      Instant at = outcome.reportedAt() != null ? outcome.reportedAt() : Instant.now();
+      Throwable cause = outcome.cause();
+      switch (outcome.kind()) {
+        case CONFIRMED -> end(traced, SpanNames.OUTCOME_CONFIRMED, StatusCode.OK, null, null, at);
+        case FAILED -> end(traced, SpanNames.OUTCOME_FAILED, StatusCode.ERROR, Failures.describe(cause), cause, at);
+        // Not reported because the relay threw: it failed with what the relay threw, as the contract says.
+        case UNREPORTED -> end(traced, cause != null && cause == relayThrew ? SpanNames.OUTCOME_FAILED
+            : SpanNames.OUTCOME_UNREPORTED, StatusCode.ERROR, cause != null && cause == relayThrew
+            ? Failures.describe(cause) : "the relay did not report the message: it counts as failed", cause, at);
+        case REPORTED_LATE -> end(traced, SpanNames.OUTCOME_LATE, StatusCode.ERROR, "reported after the batch's"
+            + " deadline: the report is ignored and the message counts as failed", cause, at);
+        case HELD_BACK -> end(traced, SpanNames.OUTCOME_HELD_BACK, StatusCode.UNSET, null, null, at);
+        case CONFIRMATION_IGNORED -> end(traced, SpanNames.OUTCOME_CONFIRMATION_IGNORED, StatusCode.ERROR, "confirmed"
+            + " after an earlier message of its ordering unit did not go through: the message stays pending and is"
+            + " sent again", null, at);
+        case CLAIM_LAPSED -> end(traced, SpanNames.OUTCOME_CLAIM_LAPSED, StatusCode.ERROR, "the worker's claim of the"
+            + " partition lapsed: nothing of this batch is committed and the message goes out again", null, at);
+        case ROLLED_BACK -> end(traced, SpanNames.OUTCOME_ROLLED_BACK, StatusCode.ERROR, "the batch's transaction"
+            + " rolled back: nothing of it is committed and the message goes out again", null, at);
+        case COMMIT_UNKNOWN -> end(traced, SpanNames.OUTCOME_COMMIT_UNKNOWN, StatusCode.ERROR, "the outcome of the"
+            + " batch's commit is unknown: the message may go out again", null, at);
       }
     }
   }
@@ -239,11 +269,6 @@ final class TracedBatch implements RelayBatch {
       span.setStatus(status, description);
     }
     span.end(at);
-  }
-
-  /** The record's ordering unit; {@code null} for a record that is a unit of its own. */
-  private Object unitOf(OutboxRecord record) {
-    return OrderingUnits.unitOf(batch.ordering(), record);
   }
 
   /** The core's record for one handed on, or the record itself if the batch has no such id. */

@@ -59,10 +59,14 @@ class TracingRelayContractTest {
 
   /** Runs the batch through a tracing relay around the given relay, as the core would, and ends it. */
   private void relay(TestRelayBatch batch, Relay inner) throws Exception {
+    Throwable thrown = null;
     try {
       new TracingRelay(inner, () -> sdk.getTracer("outboxer")).relay(batch);
+    } catch (Exception | Error e) {
+      thrown = e;
+      throw e;
     } finally {
-      batch.end();
+      batch.end(thrown);
     }
   }
 
@@ -232,6 +236,39 @@ class TracingRelayContractTest {
     public String getMessage() {
       throw new AssertionError("no description");
     }
+  }
+
+  @Test
+  void under_a_batch_that_does_not_tell_its_outcomes_the_spans_end_when_the_relay_returns_by_the_contracts_rule()
+      throws Exception {
+    OutboxRecord bad = record("g");
+    OutboxRecord behind = record("g");
+    OutboxRecord other = record("h");
+    TestRelayBatch core = TestRelayBatch.of(Ordering.GROUP, bad, behind, other);
+    RelayBatch silent = new SilentBatch(core);
+
+    new TracingRelay(inner -> {
+      inner.fail(inner.records().get(0), new IllegalStateException("refused"));
+      inner.confirm(inner.records().get(2));
+    }, () -> sdk.getTracer("outboxer")).relay(silent);
+
+    assertThat(outcome(span(bad))).isEqualTo("failed");
+    assertThat(outcome(span(behind))).isEqualTo("held_back");
+    assertThat(outcome(span(other))).isEqualTo("confirmed");
+  }
+
+  /** A batch of a relay's own making: passes everything on but does not tell outcomes. */
+  private record SilentBatch(RelayBatch batch) implements RelayBatch {
+    @Override public String outbox() { return batch.outbox(); }
+    @Override public int partition() { return batch.partition(); }
+    @Override public Ordering ordering() { return batch.ordering(); }
+    @Override public java.util.List<OutboxRecord> records() { return batch.records(); }
+    @Override public long fencingToken() { return batch.fencingToken(); }
+    @Override public Instant deadline() { return batch.deadline(); }
+    @Override public boolean claimHeld() { return batch.claimHeld(); }
+    @Override public boolean heldBack(OutboxRecord record) { return batch.heldBack(record); }
+    @Override public void confirm(OutboxRecord record) { batch.confirm(record); }
+    @Override public void fail(OutboxRecord record, Throwable cause) { batch.fail(record, cause); }
   }
 
   @Test

@@ -97,6 +97,22 @@ class TracingThroughOutboxTest {
   }
 
   @Test
+  void a_batch_whose_commit_failed_ends_its_spans_rolled_back_and_the_retry_confirmed() throws Exception {
+    // The relay confirms; the commit after it fails: nothing of the batch happened, and the span must not say
+    // "confirmed" (the core's decision, not a recomputation of the relay's reports).
+    relay.failCommitOfNextBatch();
+    Published published = publish("orders", new Ping("order:9", 1), false);
+    await().atMost(WAIT).until(() -> relaySpans("orders", published.id()).size() >= 2);
+
+    List<SpanData> spans = relaySpans("orders", published.id()).stream()
+        .sorted(java.util.Comparator.comparingLong(SpanData::getStartEpochNanos)).toList();
+    assertThat(spans.get(0).getAttributes().get(AttributeKey.stringKey("outboxer.outcome"))).isEqualTo("rolled_back");
+    assertThat(spans.get(0).getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+    assertThat(spans.get(spans.size() - 1).getAttributes().get(AttributeKey.stringKey("outboxer.outcome")))
+        .isEqualTo("confirmed");
+  }
+
+  @Test
   void a_span_around_publish_continues_through_the_relay_span_into_the_headers_the_relay_receives() throws Exception {
     Published published = publish("orders", new Ping("order:7", 1, Map.of("tenant", "acme")), true);
     assertThat(relay.awaitConfirmed(1, WAIT)).isTrue();

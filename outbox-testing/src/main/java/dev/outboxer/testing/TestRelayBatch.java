@@ -3,6 +3,7 @@ package dev.outboxer.testing;
 import dev.outboxer.Ordering;
 import dev.outboxer.spi.OrderingUnits;
 import dev.outboxer.spi.OutboxRecord;
+import dev.outboxer.spi.RecordOutcome;
 import dev.outboxer.spi.RelayBatch;
 import java.time.Duration;
 import java.time.Instant;
@@ -12,6 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
@@ -41,7 +43,10 @@ public final class TestRelayBatch implements RelayBatch {
   private final Map<Long, Outcome> outcomes = new ConcurrentHashMap<>();
   private final Map<Object, Integer> firstFailureByUnit = new ConcurrentHashMap<>();
   private final List<String> violations = new CopyOnWriteArrayList<>();
+  private final Map<Long, RecordOutcome.Report> reports = new ConcurrentHashMap<>();
+  private final List<Consumer<List<RecordOutcome>>> listeners = new CopyOnWriteArrayList<>();
   private volatile boolean ended;
+  private volatile boolean settled;
   private volatile long fencingToken = 1;
   private volatile boolean claimLost;
 
@@ -109,7 +114,33 @@ public final class TestRelayBatch implements RelayBatch {
 
   /** Ends the batch like the core does when {@code relay} returns: later reports are ignored. */
   public void end() {
+    end(null);
+  }
+
+  /**
+   * Ends the batch like the core does when {@code relay} returns or throws, and tells the {@linkplain #whenSettled
+   * listeners} every record's outcome as the core would after a commit ({@link RecordOutcome#settle}; all {@link
+   * RecordOutcome.Kind#CLAIM_LAPSED} after {@link #loseClaim()}). Only the first call tells them.
+   *
+   * @param thrown what the relay threw, or {@code null} if it returned
+   */
+  public void end(Throwable thrown) {
     ended = true;
+    if (listeners.isEmpty() || settled) {
+      return;
+    }
+    settled = true;
+    List<RecordOutcome> outcomes = claimLost
+        ? records.stream().map(record -> new RecordOutcome(record, RecordOutcome.Kind.CLAIM_LAPSED, null, null)).toList()
+        : RecordOutcome.settle(ordering, records, record -> reports.get(record.id()), thrown != null ? thrown
+            : new IllegalStateException("the relay returned without reporting an outcome"));
+    listeners.forEach(listener -> listener.accept(outcomes));
+  }
+
+  @Override
+  public boolean whenSettled(Consumer<List<RecordOutcome>> listener) {
+    listeners.add(Objects.requireNonNull(listener, "listener"));
+    return true;
   }
 
   /** The outcome reported for a record, or null if none was. */
@@ -159,7 +190,10 @@ public final class TestRelayBatch implements RelayBatch {
 
   private void report(OutboxRecord record, Outcome outcome) {
     int index = indexOf(record);
-    if (!ended && Instant.now().isBefore(deadline)
+    boolean late = ended || !Instant.now().isBefore(deadline);
+    reports.putIfAbsent(record.id(), new RecordOutcome.Report(outcome instanceof Confirmed,
+        outcome instanceof Failed failed ? failed.cause() : null, Instant.now(), late));
+    if (!late
         && outcomes.putIfAbsent(record.id(), outcome) == null && outcome instanceof Failed
         && OrderingUnits.unitOf(ordering, record) != null) {
       firstFailureByUnit.merge(OrderingUnits.unitOf(ordering, record), index, Math::min);

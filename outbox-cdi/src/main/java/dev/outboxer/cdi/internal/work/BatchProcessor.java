@@ -21,6 +21,7 @@ import dev.outboxer.cdi.internal.tx.Transactions.Tx;
 import dev.outboxer.spi.Failures;
 import dev.outboxer.spi.OrderingUnits;
 import dev.outboxer.spi.OutboxRecord;
+import dev.outboxer.spi.RecordOutcome;
 import dev.outboxer.spi.Relay;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -240,10 +241,15 @@ public class BatchProcessor {
       String tampering = decoded.records().isEmpty() ? null : tx.tampering();
       boolean claimHeld = tampering == null && relayBatchClaimHeld(tx, leaseEnd);
       boolean markedForRollback = claimHeld && !tx.activeOnThisThread();
-      if (!claimHeld || markedForRollback) {
-        return rollBack(decoded, run, charges, tampering, markedForRollback, TimeSource.toUtc(now));
+      try {
+        if (!claimHeld || markedForRollback) {
+          return rollBack(decoded, run, charges, tampering, markedForRollback, TimeSource.toUtc(now));
+        }
+        return finishAndCommit(cursor, decoded, run, charges, lowestHeldBack, TimeSource.toUtc(now));
+      } finally {
+        // A step that threw before it said what became of the records: the caller rolls the batch back.
+        run.settled(RecordOutcome.Kind.ROLLED_BACK, List.of());
       }
-      return finishAndCommit(cursor, decoded, run, charges, lowestHeldBack, TimeSource.toUtc(now));
     }
 
     /** The selected rows as records; a row whose stored form cannot be read fails alone and holds back its unit. */
@@ -313,7 +319,7 @@ public class BatchProcessor {
             + claim.fencingToken() + " lapsed while the relay was working (transaction timed out, paused JVM?);"
             + " nothing more of the batch was handed to the relay, and nothing of it is committed");
       }
-      return new RelayRun(outcomes, relayTime, timedOut);
+      return new RelayRun(relayBatch, outcomes, relayTime, timedOut);
     }
 
     /** An attempt for each failure: its retry after the backoff, or its death after max-attempts. */
@@ -358,6 +364,9 @@ public class BatchProcessor {
       if (recorded) {
         logDeaths(settings, partition, reported.failed(), reported.failures());
       }
+      boolean claimLapsed = tampering == null && !markedForRollback;
+      run.settled(claimLapsed ? RecordOutcome.Kind.CLAIM_LAPSED : RecordOutcome.Kind.ROLLED_BACK,
+          recorded ? reported.failed() : List.of());
       int confirmed = run.outcomes().confirmed().size();
       if (tampering != null) {
         throw new BatchRolledBackException("the relay '" + settings.relay() + "' returned with the worker's"
@@ -404,13 +413,16 @@ public class BatchProcessor {
                 + " confirmed message(s) were no longer there to delete");
           }
           logDeaths(settings, partition, charges.failed(), charges.failures());
+          run.settled();
           return BatchResult.relayed(claim, handed, deleted, charges.failures().size(), charges.died(),
               charges.earliestRetry(), run.time(), batch.plan.reachedUpTo() != Long.MAX_VALUE, batch.read.waiting());
         }
         case ROLLED_BACK -> {
-          if (recordFailuresAlone(settings, partition, charges.failures(), nowUtc)) {
+          boolean recorded = recordFailuresAlone(settings, partition, charges.failures(), nowUtc);
+          if (recorded) {
             logDeaths(settings, partition, charges.failed(), charges.failures());
           }
+          run.settled(RecordOutcome.Kind.ROLLED_BACK, recorded ? charges.failed() : List.of());
           throw new BatchRolledBackException("the commit of the batch failed and nothing of it was committed ("
               + tx.failure() + "); its " + relayedIds.size() + " relayed message(s) are delivered again",
               tx.failure());
@@ -423,6 +435,7 @@ public class BatchProcessor {
               + " batch's commit is unknown (" + tx.failure() + "). It may have committed, in part or in whole: the"
               + " messages " + ids + " (" + relayedIds.size() + " confirmed by the relay) may be delivered again.",
               tx.failure());
+          run.settled(RecordOutcome.Kind.COMMIT_UNKNOWN, List.of());
           return BatchResult.relayed(claim, handed, 0, 0, 0, charges.earliestRetry(), run.time(), true, List.of());
         }
       }
@@ -432,10 +445,37 @@ public class BatchProcessor {
   /** The selected rows as the relay gets them, the rows that failed unread, and the lowest id held back behind them. */
   private record Decoded(List<OutboxRecord> records, List<PartitionBatch.Failure> unreadable, long lowestHeldBack) {}
 
-  /** What the relay made of a batch, by the relay contract, and how long it took. */
-  private record RelayRun(PartitionBatch.Outcomes outcomes, Duration time, boolean timedOut) {
-    static final RelayRun NOTHING = new RelayRun(new PartitionBatch.Outcomes(List.of(), List.of(), List.of()),
-        Duration.ZERO, false);
+  /**
+   * What the relay made of a batch, by the relay contract, and how long it took.
+   *
+   * @param batch the batch the relay had, to tell its listeners the final outcomes; {@code null} if none was relayed
+   */
+  private record RelayRun(PartitionBatch batch, PartitionBatch.Outcomes outcomes, Duration time, boolean timedOut) {
+    static final RelayRun NOTHING = new RelayRun(null,
+        new PartitionBatch.Outcomes(List.of(), List.of(), List.of(), List.of()), Duration.ZERO, false);
+
+    /** Tells the batch's listeners every record's final outcome: all as the contract gave them (committed). */
+    void settled() {
+      if (batch != null) {
+        batch.settled(outcomes.settled());
+      }
+    }
+
+    /**
+     * Tells the batch's listeners every record's final outcome when nothing of the batch committed: a failure
+     * recorded on its own stays a failure, a held-back record stays held back, every other record is {@code kind}.
+     */
+    void settled(RecordOutcome.Kind kind, List<PartitionBatch.Failure> recordedAlone) {
+      if (batch == null) {
+        return;
+      }
+      Set<Long> recorded = new HashSet<>();
+      recordedAlone.forEach(failure -> recorded.add(failure.record().id()));
+      batch.settled(outcomes.settled().stream()
+          .map(outcome -> outcome.kind() == RecordOutcome.Kind.HELD_BACK && kind != RecordOutcome.Kind.CLAIM_LAPSED
+              || outcome.charged() && recorded.contains(outcome.record().id()) ? outcome : outcome.as(kind))
+          .toList());
+    }
   }
 
   /**

@@ -1,8 +1,10 @@
 package dev.outboxer.cdi.internal.work;
 
 import dev.outboxer.Ordering;
+import dev.outboxer.spi.Failures;
 import dev.outboxer.spi.OrderingUnits;
 import dev.outboxer.spi.OutboxRecord;
+import dev.outboxer.spi.RecordOutcome;
 import dev.outboxer.spi.RelayBatch;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -10,8 +12,13 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -33,7 +40,10 @@ final class PartitionBatch implements RelayBatch {
   private final Instant deadline;
   private final BooleanSupplier claimHeld;
   private final Map<Long, Integer> indexById = new HashMap<>();
-  private final Object[] outcomes;
+  /** The first report of each record, by index; a late one marked so. */
+  private final RecordOutcome.Report[] reports;
+  private final List<Consumer<List<RecordOutcome>>> listeners = new CopyOnWriteArrayList<>();
+  private final AtomicBoolean settled = new AtomicBoolean();
   /** Per ordering unit, the index of its first failed record. */
   private final Map<Object, Integer> firstFailure = new HashMap<>();
   private final Set<String> warned = new HashSet<>();
@@ -53,7 +63,7 @@ final class PartitionBatch implements RelayBatch {
     this.fencingToken = fencingToken;
     this.deadline = deadline;
     this.claimHeld = claimHeld;
-    this.outcomes = new Object[records.size()];
+    this.reports = new RecordOutcome.Report[records.size()];
     for (int i = 0; i < records.size(); i++) {
       indexById.put(records.get(i).id(), i);
     }
@@ -81,23 +91,22 @@ final class PartitionBatch implements RelayBatch {
   @Override
   public synchronized void confirm(OutboxRecord record) {
     Integer index = indexOf(record, "confirm");
-    if (index == null || !acceptReport(record, index, "confirmed")) {
+    if (index == null || !acceptReport(record, index, "confirmed", new RecordOutcome.Report(true, null, Instant.now(),
+        true))) {
       return;
     }
-    outcomes[index] = Confirmed.INSTANCE;
+    reports[index] = new RecordOutcome.Report(true, null, Instant.now(), false);
   }
 
   @Override
   public synchronized void fail(OutboxRecord record, Throwable cause) {
+    Throwable given = cause == null ? new IllegalStateException("the relay gave no cause") : cause;
     Integer index = indexOf(record, "fail");
-    if (index == null || !acceptReport(record, index, "failed")) {
+    if (index == null || !acceptReport(record, index, "failed", new RecordOutcome.Report(false, given, Instant.now(),
+        true))) {
       return;
     }
-    failAt(index, cause == null ? new IllegalStateException("the relay gave no cause") : cause);
-  }
-
-  private void failAt(int index, Throwable cause) {
-    outcomes[index] = new Failed(cause);
+    reports[index] = new RecordOutcome.Report(false, given, Instant.now(), false);
     Object unit = unitOf(records.get(index));
     if (unit != null) {
       firstFailure.merge(unit, index, Math::min);
@@ -136,14 +145,18 @@ final class PartitionBatch implements RelayBatch {
     return claimLost;
   }
 
-  private boolean acceptReport(OutboxRecord record, int index, String what) {
+  /** Whether a report counts; a late one is remembered as such (the first report only), for the outcomes. */
+  private boolean acceptReport(OutboxRecord record, int index, String what, RecordOutcome.Report late) {
     if (closed) {
+      if (reports[index] == null) {
+        reports[index] = late;
+      }
       warnOnce("late", "Outbox '" + outbox + "', partition " + partition + ": the relay reported message " + record.id()
           + " " + what + " after its batch ended (relay returned or relay-timeout passed); the report is ignored and"
           + " the message counts as not delivered");
       return false;
     }
-    if (outcomes[index] != null) {
+    if (reports[index] != null) {
       warnOnce("twice", "Outbox '" + outbox + "', partition " + partition + ": the relay reported message "
           + record.id() + " a second time (" + what + "); the first report stands");
       return false;
@@ -152,39 +165,57 @@ final class PartitionBatch implements RelayBatch {
   }
 
   /**
-   * Applies the relay contract: per ordering unit, records up to the first one not confirmed count
-   * as confirmed; that one failed (with its reported cause, else {@code unreportedCause}); the rest
-   * of the unit was held back and stays pending untouched.
+   * Applies the relay contract ({@link RecordOutcome#settle}): per ordering unit, records up to the
+   * first one not confirmed count as confirmed; that one failed (with its reported cause, else
+   * {@code unreportedCause}); the rest of the unit was held back and stays pending untouched.
    */
   synchronized Outcomes evaluate(Throwable unreportedCause) {
-    Set<Object> brokenUnits = new HashSet<>();
+    List<RecordOutcome> settled = RecordOutcome.settle(ordering, records, record -> reports[indexById.get(record.id())],
+        unreportedCause);
     List<OutboxRecord> confirmed = new ArrayList<>();
     List<Failure> failed = new ArrayList<>();
     List<OutboxRecord> heldBack = new ArrayList<>();
-    for (int i = 0; i < records.size(); i++) {
-      OutboxRecord record = records.get(i);
-      Object unit = unitOf(record);
-      if (unit != null && brokenUnits.contains(unit)) {
-        if (outcomes[i] instanceof Confirmed) {
-          warnOnce("after-failure", "Outbox '" + outbox + "': the relay confirmed message " + record.id()
+    for (RecordOutcome outcome : settled) {
+      switch (outcome.kind()) {
+        case CONFIRMED -> confirmed.add(outcome.record());
+        case FAILED -> failed.add(new Failure(outcome.record(), outcome.cause(), true));
+        case UNREPORTED, REPORTED_LATE -> failed.add(new Failure(outcome.record(), outcome.cause(), false));
+        case CONFIRMATION_IGNORED -> {
+          warnOnce("after-failure", "Outbox '" + outbox + "': the relay confirmed message " + outcome.record().id()
               + " after an earlier message of its group failed; it stays pending and is sent again in order"
               + " (a duplicate for the consumer)");
+          heldBack.add(outcome.record());
         }
-        heldBack.add(record);
-        continue;
-      }
-      if (outcomes[i] instanceof Confirmed) {
-        confirmed.add(record);
-      } else {
-        boolean reported = outcomes[i] instanceof Failed;
-        Throwable cause = reported ? ((Failed) outcomes[i]).cause() : unreportedCause;
-        failed.add(new Failure(record, cause, reported));
-        if (unit != null) {
-          brokenUnits.add(unit);
-        }
+        default -> heldBack.add(outcome.record());
       }
     }
-    return new Outcomes(confirmed, failed, heldBack);
+    return new Outcomes(confirmed, failed, heldBack, settled);
+  }
+
+  @Override
+  public boolean whenSettled(Consumer<List<RecordOutcome>> listener) {
+    listeners.add(Objects.requireNonNull(listener, "listener"));
+    return true;
+  }
+
+  /**
+   * Tells the listeners what became of the records, once the batch's transaction ended; only the first call counts.
+   *
+   * @param outcomes the contract's outcomes ({@link Outcomes#settled()}) as the transaction's outcome left them
+   */
+  void settled(List<RecordOutcome> outcomes) {
+    if (!settled.compareAndSet(false, true)) {
+      return;
+    }
+    for (Consumer<List<RecordOutcome>> listener : listeners) {
+      try {
+        listener.accept(outcomes);
+      } catch (RuntimeException | LinkageError | StackOverflowError failure) {
+        LOG.log(Level.WARNING, "Outbox '" + outbox + "', partition " + partition + ": a listener of the batch's"
+            + " outcomes (a RelayInterceptor) failed: " + Failures.describe(failure) + "; the batch is not affected",
+            Failures.loggable(failure));
+      }
+    }
   }
 
   private Object unitOf(OutboxRecord record) {
@@ -207,10 +238,6 @@ final class PartitionBatch implements RelayBatch {
     }
   }
 
-  private enum Confirmed { INSTANCE }
-
-  private record Failed(Throwable cause) {}
-
   /**
    * A record that did not go through.
    *
@@ -223,5 +250,9 @@ final class PartitionBatch implements RelayBatch {
     }
   }
 
-  record Outcomes(List<OutboxRecord> confirmed, List<Failure> failed, List<OutboxRecord> heldBack) {}
+  /**
+   * @param settled every record's outcome under the contract, in order, before the transaction's outcome
+   */
+  record Outcomes(List<OutboxRecord> confirmed, List<Failure> failed, List<OutboxRecord> heldBack,
+      List<RecordOutcome> settled) {}
 }

@@ -1,15 +1,12 @@
 package dev.outboxer.admin;
 
 import dev.outboxer.OutboxConfigurationException;
-import dev.outboxer.spi.ConfigKeyNames;
+import dev.outboxer.spi.SettingsReader;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.Extension;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.Function;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -27,32 +24,12 @@ public final class AdminExtension implements Extension {
         .forEach(validation::addDeploymentProblem);
   }
 
-  /** Every problem of the {@code outbox.admin.*} keys set. */
+  /** Every problem of the {@code outbox.admin.*} keys set: unknown keys and a refused role. */
   static List<OutboxConfigurationException> problems(Function<String, Optional<String>> lookup,
       Iterable<String> propertyNames) {
-    List<OutboxConfigurationException> problems = new ArrayList<>();
-    // Environment variables are reported by their own names: OUTBOX_ADMIN_ROLE stands for outbox.admin.role.
-    ConfigKeyNames.Resolved names =
-        ConfigKeyNames.resolve(propertyNames, List.of(AdminKeys.ROLE, AdminKeys.PREFIX + ConfigKeyNames.ANY));
-    Set<String> variables = new TreeSet<>();
-    for (String key : names.keys()) {
-      if (!key.startsWith(AdminKeys.PREFIX) || lookup.apply(key).isEmpty()) {
-        continue;
-      }
-      if (!names.written(key).equals(key) && !variables.add(names.written(key))) {
-        continue; // a variable's dotted twin beside its own key: one variable, checked once
-      }
-      if (!key.equals(AdminKeys.ROLE)) {
-        String written = names.written(key);
-        problems.add(new OutboxConfigurationException(key, written + " is not a key of outbox-admin. Its only key is "
-            + AdminKeys.ROLE + " (the role every caller of the admin API needs, default " + AdminKeys.DEFAULT_ROLE
-            + ")." + ConfigKeyNames.didYouMean(written, List.of(AdminKeys.ROLE))));
-      } else if (lookup.apply(key).get().isBlank()) {
-        problems.add(new OutboxConfigurationException(key, key + " is blank: name the role every caller of the admin"
-            + " API needs, or remove the key to use " + AdminKeys.DEFAULT_ROLE));
-      }
-    }
-    return problems;
+    SettingsReader reader = AdminSettings.reader(lookup, propertyNames);
+    reader.get(AdminSettingsCatalog.ROLE);
+    return reader.problems();
   }
 
   static ClassLoader classLoader() {

@@ -31,9 +31,9 @@ final class AdminGuard {
     if (!security.isUserInRole(role)) {
       throw refused("'" + caller.getName() + "' is not in the role '" + role + "' that the outbox admin API needs");
     }
-    if (changing && !AdminKeys.CSRF_VALUE.equals(headers.getHeaderString(AdminKeys.CSRF_HEADER))) {
-      throw refused("A call that changes an outbox needs the header " + AdminKeys.CSRF_HEADER + ": "
-          + AdminKeys.CSRF_VALUE + " (it keeps other sites from making changes with your credentials)");
+    if (changing && !AdminProtocol.CSRF_VALUE.equals(headers.getHeaderString(AdminProtocol.CSRF_HEADER))) {
+      throw refused("A call that changes an outbox needs the header " + AdminProtocol.CSRF_HEADER + ": "
+          + AdminProtocol.CSRF_VALUE + " (it keeps other sites from making changes with your credentials)");
     }
     return caller.getName();
   }
@@ -46,8 +46,8 @@ final class AdminGuard {
    * form; it then sends Basic credentials itself.
    */
   private static String challenge(HttpHeaders headers) {
-    boolean script = AdminKeys.SCRIPT_VALUE.equals(headers.getHeaderString(AdminKeys.SCRIPT_HEADER));
-    return (script ? AdminKeys.SCRIPT_SCHEME : "Basic") + " realm=\"" + AdminKeys.REALM + "\"";
+    boolean script = AdminProtocol.SCRIPT_VALUE.equals(headers.getHeaderString(AdminProtocol.SCRIPT_HEADER));
+    return (script ? AdminProtocol.SCRIPT_SCHEME : "Basic") + " realm=\"" + AdminProtocol.REALM + "\"";
   }
 
   private static WebApplicationException refused(String why) {

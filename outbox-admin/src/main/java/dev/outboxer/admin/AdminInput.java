@@ -69,15 +69,15 @@ final class AdminInput {
     return id;
   }
 
-  /** @return the page size of the parameter {@code limit}, 1 to {@value AdminKeys#MAX_PAGE_SIZE} */
+  /** @return the page size of the parameter {@code limit}, 1 to {@value AdminProtocol#MAX_PAGE_SIZE} */
   static int limit(String value) {
     Long limit = parseLong(value);
     if (limit == null) {
       throw bad("limit=" + Problem.printable(value) + " is not a whole number: ask for 1 to "
-          + AdminKeys.MAX_PAGE_SIZE);
+          + AdminProtocol.MAX_PAGE_SIZE);
     }
-    if (limit < 1 || limit > AdminKeys.MAX_PAGE_SIZE) {
-      throw bad("limit=" + value + " is out of range: ask for 1 to " + AdminKeys.MAX_PAGE_SIZE);
+    if (limit < 1 || limit > AdminProtocol.MAX_PAGE_SIZE) {
+      throw bad("limit=" + value + " is out of range: ask for 1 to " + AdminProtocol.MAX_PAGE_SIZE);
     }
     return limit.intValue();
   }

@@ -90,7 +90,7 @@ public class OutboxAdminResource {
   @Path("outboxes/{outbox}/dead")
   public DeadPage dead(@PathParam("outbox") String outbox, @QueryParam("group") String group,
       @QueryParam("after") @DefaultValue("0") String afterParameter,
-      @QueryParam("limit") @DefaultValue("" + AdminKeys.DEFAULT_PAGE_SIZE) String limitParameter) {
+      @QueryParam("limit") @DefaultValue("" + AdminProtocol.DEFAULT_PAGE_SIZE) String limitParameter) {
     read();
     AdminInput.once(uri, "group", "after", "limit");
     long after = AdminInput.after(afterParameter);

@@ -31,7 +31,8 @@ class AdminEnvironmentVariablesTest {
   }
 
   private static String role(SmallRyeConfig config) {
-    return AdminSettings.role(config.getOptionalValue(AdminKeys.ROLE, String.class));
+    return AdminSettings.reader(key -> config.getOptionalValue(key, String.class), config.getPropertyNames())
+        .get(AdminSettingsCatalog.ROLE);
   }
 
   @Test

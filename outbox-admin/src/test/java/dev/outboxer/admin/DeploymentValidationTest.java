@@ -18,7 +18,8 @@ class DeploymentValidationTest {
         .config("outbox.admin.role", "  ")
         .beans(RecordingRelay.class)
         .start().close())
-        .hasStackTraceContaining("outbox.admin.roles is not a key of outbox-admin. Its only key is outbox.admin.role")
-        .hasStackTraceContaining("outbox.admin.role is blank");
+        .hasStackTraceContaining("outbox.admin.roles is not a setting of the outbox-admin. Did you mean"
+            + " outbox.admin.role? Known keys under outbox.admin.: [role]")
+        .hasStackTraceContaining("outbox.admin.role=   is blank: remove the key for the default (outbox-admin)");
   }
 }

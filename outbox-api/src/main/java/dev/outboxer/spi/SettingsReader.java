@@ -15,7 +15,8 @@ import java.util.function.Function;
 /**
  * Reads the keys of one {@link SettingsDeclaration}, typed, and collects every problem, so that one
  * failed deployment shows them all: unknown keys (named as the user wrote them, an environment
- * variable by its name, with the nearest known key), values a {@link Setting} refuses, required
+ * variable by its name, with the nearest known key, declared or {@linkplain
+ * SettingsDeclaration#passingThrough passed through}), values a {@link Setting} refuses, required
  * keys not set, and the module's own rules between keys ({@link #problem}). {@link #throwIfAny()}
  * throws the first problem with the others suppressed.
  *
@@ -50,11 +51,16 @@ public final class SettingsReader {
     this.values = values;
     this.writtenKeys = writtenKeys;
     this.where = where;
-    List<String> known = declaration.keys().stream().map(this::fullKey).toList();
+    // The nearest key may be one passed through (bootstrap.server: bootstrap.servers); the list shows the declared keys
+    // and says what else is accepted.
+    List<String> known = new ArrayList<>();
+    declaration.keys().forEach(key -> known.add(fullKey(key)));
+    declaration.passThroughKeys().forEach(key -> known.add(fullKey(key)));
     String prefix = declaration.fullKey(outbox, "");
+    String more = declaration.passThroughMeaning().map(meaning -> " and " + meaning).orElse("");
     unknown.forEach((key, written) -> problems.add(new OutboxConfigurationException(fullKey(key), written
         + " is not a setting of the " + where + "." + ConfigKeyNames.didYouMean(written, known)
-        + " Known keys under " + prefix + ": " + new TreeSet<>(declaration.keys()))));
+        + " Known keys under " + prefix + ": " + new TreeSet<>(declaration.keys()) + more)));
   }
 
   /**
@@ -227,6 +233,25 @@ public final class SettingsReader {
     String shown = setting.isSecret() ? "(hidden)" : value;
     String written = writtenKeys.getOrDefault(setting.key(), fullKey(setting.key()));
     problems.add(new OutboxConfigurationException(fullKey(setting.key()), written + "=" + shown + " " + reason
+        + (where.isEmpty() ? "" : " (" + where + ")")));
+  }
+
+  /**
+   * Records a problem with the value of a key the declaration {@linkplain SettingsDeclaration#passingThrough passes
+   * through} (a Kafka producer property the module refuses): {@code <key>=<value> <reason> (<where>)}, like {@link
+   * #problem(Setting, String)} for a declared key.
+   *
+   * @param key the key without the prefix, as in {@link #passedThrough()}
+   * @param secret whether the value must not be shown (a password): it is then shown as {@code (hidden)}
+   * @param reason why its value is refused, phrased to follow {@code key=value}, with the fix
+   * @throws IllegalArgumentException if the declaration does not pass the key through
+   */
+  public void passedThroughProblem(String key, boolean secret, String reason) {
+    if (!declaration.passThroughKeys().contains(key)) {
+      throw new IllegalArgumentException(key + " is not passed through under " + declaration.prefix());
+    }
+    String shown = secret ? "(hidden)" : passedThrough.getOrDefault(key, "");
+    problems.add(new OutboxConfigurationException(fullKey(key), fullKey(key) + "=" + shown + " " + reason
         + (where.isEmpty() ? "" : " (" + where + ")")));
   }
 

@@ -102,6 +102,31 @@ class SettingsReaderTest {
   }
 
   @Test
+  void suggestsAKeyPassedThroughAndSaysWhatElseIsAccepted() {
+    SettingsDeclaration kafka = SettingsDeclaration.of("kafka relay", "outbox-kafka-relay", "outbox.<name>.kafka.",
+        Setting.text("topic")).passingThrough("any producer property", List.of("acks", "linger.ms"));
+    SettingsReader reader = context(Map.of("topic", "t", "lingr.ms", "5")).settings(kafka);
+    assertThat(reader.problems()).singleElement().extracting(Throwable::getMessage).isEqualTo(
+        "outbox.orders.kafka.lingr.ms is not a setting of the kafka relay of outbox 'orders'. Did you mean"
+            + " outbox.orders.kafka.linger.ms? Known keys under outbox.orders.kafka.: [topic] and any producer property");
+  }
+
+  @Test
+  void reportsAValueOfAKeyPassedThroughNamingKeyAndValueOrHidingIt() {
+    SettingsDeclaration kafka = SettingsDeclaration.of("kafka relay", "outbox-kafka-relay", "outbox.<name>.kafka.",
+        Setting.text("topic")).passingThrough("any producer property", List.of("acks", "ssl.key.password"));
+    SettingsReader reader = context(Map.of("topic", "t", "ACKS", "1", "ssl.key.password", "s3cret")).settings(kafka);
+    reader.passedThroughProblem("acks", false, "must be all: remove it");
+    reader.passedThroughProblem("ssl.key.password", true, "is refused");
+    assertThat(reader.problems()).extracting(Throwable::getMessage).containsExactly(
+        "outbox.orders.kafka.acks=1 must be all: remove it (kafka relay of outbox 'orders')",
+        "outbox.orders.kafka.ssl.key.password=(hidden) is refused (kafka relay of outbox 'orders')");
+    assertThat(reader.problems().get(0).key()).isEqualTo("outbox.orders.kafka.acks");
+    assertThatThrownBy(() -> reader.passedThroughProblem("topic", false, "x"))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void everyTypeRefusesWhatItCannotReadInTheSameWords() {
     assertThat(refusal(Setting.integer("n", 1, 10), "x")).isEqualTo("is not a number: use a whole number from 1 to 10");
     assertThat(refusal(Setting.integer("n", 1, 10), "99999999999")).isEqualTo("is out of range: use a number from 1 to 10");

@@ -1,7 +1,12 @@
 package dev.outboxer.health;
 
+import static dev.outboxer.health.HealthSettingsCatalog.SPACE;
+
 import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.spi.ConfigKeyNames;
+import dev.outboxer.spi.CoreSettings;
+import dev.outboxer.spi.Setting;
+import dev.outboxer.spi.SettingsReader;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,8 +22,11 @@ import java.util.regex.Pattern;
 import org.eclipse.microprofile.config.Config;
 
 /**
- * The health checks' settings, read from MicroProfile Config and checked as a whole: every problem
- * is collected, each naming the key, the value, the rule and the fix.
+ * The health checks' settings, read from MicroProfile Config with {@link SettingsReader}s of
+ * {@link HealthSettingsCatalog}'s declarations and checked as a whole: every problem is collected,
+ * each naming the key (as written: an environment variable by its name), the value, the rule and
+ * the fix. Beyond the readers' checks, this module refuses a stall time a healthy worker can reach,
+ * keys of outboxes that do not exist, and an outbox named {@value HealthSettingsCatalog#SPACE}.
  *
  * @param outboxes the configured outboxes (an outbox exists when {@code outbox.<name>.relay} is set)
  * @param refreshInterval how long a backlog read from the database is reused
@@ -28,10 +36,15 @@ import org.eclipse.microprofile.config.Config;
 record HealthSettings(SortedSet<String> outboxes, Duration refreshInterval, Map<String, Duration> workerStall,
     Map<String, Duration> maxLag) {
 
+  /** Added to an outbox's longest healthy quiet time when the default stall time has to be raised. */
+  static final Duration STALL_MARGIN = Duration.ofSeconds(10);
+
   private static final Pattern RELAY_KEY = Pattern.compile("outbox\\.([^.]+)\\.relay");
   private static final Pattern OUTBOX_NAME = Pattern.compile("[A-Za-z0-9_-]{1,100}");
   /** The core's global key spaces, which are never outbox names. */
-  private static final Set<String> RESERVED = Set.of("worker", "database", "metrics", "node-id", HealthKeys.SPACE);
+  private static final Set<String> RESERVED = Set.of("worker", "database", "metrics", "node-id", SPACE);
+  /** {@code outbox.health.relay} in the environment spelling, which every spelling of the key shares. */
+  private static final String HEALTH_RELAY = ConfigKeyNames.environmentName("outbox." + SPACE + ".relay");
 
   /** The settings if there was no problem, and the problems. */
   record Result(HealthSettings settings, List<OutboxConfigurationException> problems) {}
@@ -43,168 +56,133 @@ record HealthSettings(SortedSet<String> outboxes, Duration refreshInterval, Map<
   /**
    * @param lookup the value of a key, empty when not set (MicroProfile Config counts an empty
    *     value as not set)
-   * @param propertyNames every key the configuration knows
+   * @param reportedNames every key the configuration knows
    */
-  static Result read(Function<String, Optional<String>> lookup, Iterable<String> propertyNames) {
-    return new Reader(lookup, propertyNames).read();
+  static Result read(Function<String, Optional<String>> lookup, Iterable<String> reportedNames) {
+    // Read several times below: SmallRye Config's own Iterable cannot be iterated twice.
+    List<String> propertyNames = new ArrayList<>();
+    reportedNames.forEach(propertyNames::add);
+    List<OutboxConfigurationException> problems = new ArrayList<>();
+    // Environment variables are reported by their own names: each stands for the key it maps to.
+    List<String> patterns = new ArrayList<>(HealthSettingsCatalog.GLOBAL.keyPatterns());
+    patterns.add("outbox." + SPACE + "." + ConfigKeyNames.ANY);
+    patterns.add("outbox." + ConfigKeyNames.NAME + "." + CoreSettings.RELAY.key());
+    patterns.addAll(HealthSettingsCatalog.OUTBOX.keyPatterns());
+    patterns.add(HealthSettingsCatalog.OUTBOX.prefix() + ConfigKeyNames.ANY);
+    ConfigKeyNames.Resolved names = ConfigKeyNames.resolve(propertyNames, patterns);
+
+    SortedSet<String> outboxes = outboxes(names, lookup, problems);
+    problems.addAll(keysOfMissingOutboxes(names, lookup, outboxes));
+
+    // outbox.health.relay declares an outbox named health, refused above: not also an unknown key of outbox-health.
+    List<String> globalNames = new ArrayList<>();
+    propertyNames.forEach(name -> {
+      if (!ConfigKeyNames.environmentName(name).equals(HEALTH_RELAY)) {
+        globalNames.add(name);
+      }
+    });
+    SettingsReader global = SettingsReader.fromConfig(HealthSettingsCatalog.GLOBAL, null, lookup, globalNames);
+    Duration refresh = global.get(HealthSettingsCatalog.REFRESH_INTERVAL);
+    Optional<Duration> configuredStall = global.optional(HealthSettingsCatalog.WORKER_STALL);
+    Map<String, Duration> stall = new TreeMap<>();
+    Map<String, Duration> maxLag = new TreeMap<>();
+    for (String outbox : outboxes) {
+      stall.put(outbox, workerStall(global, outbox, configuredStall, lookup));
+      SettingsReader perOutbox = SettingsReader.fromConfig(HealthSettingsCatalog.OUTBOX, outbox, lookup,
+          propertyNames);
+      perOutbox.optional(HealthSettingsCatalog.MAX_LAG).ifPresent(lag -> maxLag.put(outbox, lag));
+      problems.addAll(perOutbox.problems());
+    }
+    problems.addAll(global.problems());
+    HealthSettings settings = new HealthSettings(outboxes, refresh, Map.copyOf(stall), Map.copyOf(maxLag));
+    return new Result(problems.isEmpty() ? settings : null, List.copyOf(problems));
   }
 
-  private static final class Reader {
-    private final Function<String, Optional<String>> lookup;
-    private final SortedSet<String> keys = new TreeSet<>();
-    private final List<OutboxConfigurationException> problems = new ArrayList<>();
-    private final ConfigKeyNames.Resolved names;
-
-    Reader(Function<String, Optional<String>> lookup, Iterable<String> propertyNames) {
-      this.lookup = lookup;
-      // Environment variables are reported by their own names: each stands for the key it maps to.
-      List<String> patterns = new ArrayList<>(HealthKeys.GLOBAL_KEYS);
-      patterns.add("outbox." + HealthKeys.SPACE + "." + ConfigKeyNames.ANY);
-      patterns.add(HealthKeys.outboxKey(ConfigKeyNames.NAME, HealthKeys.RELAY));
-      HealthKeys.OUTBOX_KEYS.forEach(key -> patterns.add(HealthKeys.outboxKey(ConfigKeyNames.NAME, key)));
-      patterns.add(HealthKeys.outboxKey(ConfigKeyNames.NAME, HealthKeys.SPACE + "." + ConfigKeyNames.ANY));
-      this.names = ConfigKeyNames.resolve(propertyNames, patterns);
-      keys.addAll(names.keys());
-    }
-
-    Result read() {
-      SortedSet<String> outboxes = outboxes();
-      checkUnknownKeys(outboxes);
-      Duration refresh = duration(HealthKeys.REFRESH_INTERVAL).orElse(HealthKeys.DEFAULT_REFRESH_INTERVAL);
-      Optional<Duration> configuredStall = duration(HealthKeys.WORKER_STALL);
-      Map<String, Duration> stall = new TreeMap<>();
-      Map<String, Duration> maxLag = new TreeMap<>();
-      for (String outbox : outboxes) {
-        stall.put(outbox, workerStall(outbox, configuredStall));
-        duration(HealthKeys.outboxKey(outbox, HealthKeys.MAX_LAG)).ifPresent(lag -> maxLag.put(outbox, lag));
+  /** The outboxes as the core finds them: {@code outbox.<name>.relay} set, a valid name that is not reserved. */
+  private static SortedSet<String> outboxes(ConfigKeyNames.Resolved names,
+      Function<String, Optional<String>> lookup, List<OutboxConfigurationException> problems) {
+    SortedSet<String> outboxes = new TreeSet<>();
+    for (String key : names.keys()) {
+      Matcher relay = RELAY_KEY.matcher(key);
+      if (!relay.matches() || lookup.apply(key).isEmpty()) {
+        continue;
       }
-      HealthSettings settings = new HealthSettings(outboxes, refresh, Map.copyOf(stall), Map.copyOf(maxLag));
-      return new Result(problems.isEmpty() ? settings : null, List.copyOf(problems));
-    }
-
-    /** The outboxes as the core finds them: {@code outbox.<name>.relay} set, a valid name that is not reserved. */
-    private SortedSet<String> outboxes() {
-      SortedSet<String> outboxes = new TreeSet<>();
-      for (String key : keys) {
-        Matcher relay = RELAY_KEY.matcher(key);
-        if (!relay.matches() || lookup.apply(key).isEmpty()) {
-          continue;
-        }
-        String name = relay.group(1);
-        if (name.equals(HealthKeys.SPACE)) {
-          problem(key, key + " declares an outbox named '" + HealthKeys.SPACE + "', but outbox." + HealthKeys.SPACE
-              + ".* holds the settings of outbox-health: give the outbox another name");
-        } else if (OUTBOX_NAME.matcher(name).matches() && !RESERVED.contains(name)) {
-          outboxes.add(name);
-        }
-        // Other bad names are the core's to report.
+      String name = relay.group(1);
+      if (name.equals(SPACE)) {
+        problems.add(new OutboxConfigurationException(key, names.written(key) + " declares an outbox named '" + SPACE
+            + "', but outbox." + SPACE + ".* holds the settings of outbox-health: give the outbox another name"));
+      } else if (OUTBOX_NAME.matcher(name).matches() && !RESERVED.contains(name)) {
+        outboxes.add(name);
       }
-      return outboxes;
+      // Other bad names are the core's to report.
     }
+    return outboxes;
+  }
 
-    private void checkUnknownKeys(Set<String> outboxes) {
-      String globalPrefix = "outbox." + HealthKeys.SPACE + ".";
-      Set<String> variables = new TreeSet<>();
-      for (String key : keys) {
-        if (!key.startsWith("outbox.") || lookup.apply(key).isEmpty()) {
-          continue;
-        }
-        if (!names.written(key).equals(key) && !variables.add(names.written(key))) {
-          continue; // a variable's dotted twin beside its own key: one variable, checked once
-        }
-        if (key.startsWith(globalPrefix)) {
-          if (!HealthKeys.GLOBAL_KEYS.contains(key) && !RELAY_KEY.matcher(key).matches()) {
-            String written = names.written(key);
-            problem(key, written + " is not a key of outbox-health. Its keys are "
-                + new TreeSet<>(HealthKeys.GLOBAL_KEYS) + " and, per outbox, outbox.<name>." + HealthKeys.MAX_LAG + "."
-                + ConfigKeyNames.didYouMean(written, HealthKeys.GLOBAL_KEYS));
-          }
-          continue;
-        }
-        String rest = key.substring("outbox.".length());
-        int dot = rest.indexOf('.');
-        if (dot < 0 || !rest.startsWith(HealthKeys.SPACE + ".", dot + 1)) {
-          continue;
-        }
-        String outbox = rest.substring(0, dot);
-        String outboxKey = rest.substring(dot + 1);
-        String written = names.written(key);
-        if (!outboxes.contains(outbox)) {
-          problem(key, written + " is set but no outbox '" + outbox + "' exists: an outbox exists when outbox." + outbox
-              + ".relay is set. Configured outboxes: " + outboxes);
-        } else if (!HealthKeys.OUTBOX_KEYS.contains(outboxKey)) {
-          problem(key, written + " is not a key of outbox-health. Per outbox it reads outbox." + outbox + "."
-              + HealthKeys.MAX_LAG + "; its global keys are " + new TreeSet<>(HealthKeys.GLOBAL_KEYS) + "."
-              + ConfigKeyNames.didYouMean(written,
-                  HealthKeys.OUTBOX_KEYS.stream().map(k -> HealthKeys.outboxKey(outbox, k)).toList()));
-        }
+  /** {@code outbox.<name>.health.*} set for a name that is no outbox: a misspelt outbox name, most likely. */
+  private static List<OutboxConfigurationException> keysOfMissingOutboxes(ConfigKeyNames.Resolved names,
+      Function<String, Optional<String>> lookup, Set<String> outboxes) {
+    List<OutboxConfigurationException> problems = new ArrayList<>();
+    Set<String> variables = new TreeSet<>();
+    for (String key : names.keys()) {
+      if (!key.startsWith("outbox.") || key.startsWith("outbox." + SPACE + ".") || lookup.apply(key).isEmpty()) {
+        continue;
+      }
+      String written = names.written(key);
+      if (!written.equals(key) && !variables.add(written)) {
+        continue; // a variable's dotted twin beside its own key: one variable, checked once
+      }
+      String rest = key.substring("outbox.".length());
+      int dot = rest.indexOf('.');
+      if (dot < 0 || !rest.startsWith(SPACE + ".", dot + 1)) {
+        continue;
+      }
+      String outbox = rest.substring(0, dot);
+      if (!outboxes.contains(outbox)) {
+        problems.add(new OutboxConfigurationException(key, written + " is set but no outbox '" + outbox
+            + "' exists: an outbox exists when outbox." + outbox + ".relay is set. Configured outboxes: " + outboxes));
       }
     }
+    return problems;
+  }
 
-    /**
-     * The stall time of one outbox. A healthy worker goes at most its relay timeout (a batch) plus
-     * its longest idle poll without starting or ending a run; a stall time at or below that would
-     * report healthy workers as stalled, so an explicit one must exceed it and the default is raised
-     * above it.
-     */
-    private Duration workerStall(String outbox, Optional<Duration> configured) {
-      String relayTimeoutKey = HealthKeys.outboxKey(outbox, HealthKeys.RELAY_TIMEOUT);
-      String maxPollKey = HealthKeys.outboxKey(outbox, HealthKeys.MAX_POLL_INTERVAL);
-      Duration relayTimeout = coreDuration(relayTimeoutKey, HealthKeys.CORE_DEFAULT_RELAY_TIMEOUT);
-      Duration pollInterval = coreDuration(HealthKeys.outboxKey(outbox, HealthKeys.POLL_INTERVAL),
-          HealthKeys.CORE_DEFAULT_POLL_INTERVAL);
-      Duration maxPoll = coreDuration(maxPollKey, pollInterval.compareTo(HealthKeys.CORE_DEFAULT_MAX_POLL_INTERVAL) > 0
-          ? pollInterval : HealthKeys.CORE_DEFAULT_MAX_POLL_INTERVAL);
-      Duration quiet = relayTimeout.plus(maxPoll);
-      if (configured.isEmpty()) {
-        Duration raised = quiet.plus(HealthKeys.STALL_MARGIN);
-        return raised.compareTo(HealthKeys.DEFAULT_WORKER_STALL) > 0 ? raised : HealthKeys.DEFAULT_WORKER_STALL;
-      }
-      if (configured.get().compareTo(quiet) <= 0) {
-        problem(HealthKeys.WORKER_STALL, HealthKeys.WORKER_STALL + "=" + DurationText.format(configured.get())
-            + " is not longer than the longest time a healthy worker of outbox '" + outbox + "' goes without running: "
-            + relayTimeoutKey + " (" + DurationText.format(relayTimeout) + ") + " + maxPollKey + " ("
-            + DurationText.format(maxPoll) + ") = " + DurationText.format(quiet) + ", so a worker in a normal batch"
-            + " would be reported stalled. Raise " + HealthKeys.WORKER_STALL + " above " + DurationText.format(quiet)
-            + ", or remove it to use the default (" + DurationText.format(HealthKeys.DEFAULT_WORKER_STALL)
-            + ", raised where an outbox needs more)");
-      }
-      return configured.get();
+  /**
+   * The stall time of one outbox. A healthy worker goes at most its relay timeout (a batch) plus
+   * its longest idle poll without starting or ending a run; a stall time at or below that would
+   * report healthy workers as stalled, so an explicit one must exceed it and the default is raised
+   * above it.
+   */
+  private static Duration workerStall(SettingsReader global, String outbox, Optional<Duration> configured,
+      Function<String, Optional<String>> lookup) {
+    // The core's keys, read with the core's declarations and defaults. Their problems are the core's to report: a
+    // refused value counts as the default here.
+    SettingsReader core = SettingsReader.lookingUp(CoreSettings.OUTBOX, outbox, lookup, "");
+    Duration relayTimeout = core.get(CoreSettings.RELAY_TIMEOUT);
+    Duration pollInterval = core.get(CoreSettings.POLL_INTERVAL);
+    Duration defaultMaxPoll = CoreSettings.MAX_POLL_INTERVAL.defaultValue().orElseThrow();
+    Duration maxPoll = core.optional(CoreSettings.MAX_POLL_INTERVAL)
+        .orElse(pollInterval.compareTo(defaultMaxPoll) > 0 ? pollInterval : defaultMaxPoll);
+    Duration quiet = relayTimeout.plus(maxPoll);
+    Duration defaultStall = HealthSettingsCatalog.WORKER_STALL.defaultValue().orElseThrow();
+    if (configured.isEmpty()) {
+      Duration raised = quiet.plus(STALL_MARGIN);
+      return raised.compareTo(defaultStall) > 0 ? raised : defaultStall;
     }
+    if (configured.get().compareTo(quiet) <= 0) {
+      String relayTimeoutKey = core.fullKey(CoreSettings.RELAY_TIMEOUT.key());
+      String maxPollKey = core.fullKey(CoreSettings.MAX_POLL_INTERVAL.key());
+      global.problem(HealthSettingsCatalog.WORKER_STALL, "is not longer than the longest time a healthy worker of"
+          + " outbox '" + outbox + "' goes without running: " + relayTimeoutKey + " (" + format(relayTimeout) + ") + "
+          + maxPollKey + " (" + format(maxPoll) + ") = " + format(quiet) + ", so a worker in a normal batch would be"
+          + " reported stalled. Raise " + global.fullKey(HealthSettingsCatalog.WORKER_STALL.key()) + " above "
+          + format(quiet) + ", or remove it to use the default (" + format(defaultStall) + ", raised where an"
+          + " outbox needs more)");
+    }
+    return configured.get();
+  }
 
-    /** A positive duration of this module, if set; a bad value is a problem. */
-    private Optional<Duration> duration(String key) {
-      Optional<String> value = lookup.apply(key);
-      if (value.isEmpty()) {
-        return Optional.empty();
-      }
-      Duration parsed;
-      try {
-        parsed = DurationText.parse(value.get());
-      } catch (IllegalArgumentException e) {
-        problem(key, key + "=" + value.get() + " is not a duration: " + e.getMessage()
-            + (e.getMessage().contains(DurationText.ACCEPTED) ? "" : ". Write " + DurationText.ACCEPTED));
-        return Optional.empty();
-      }
-      if (parsed.isZero() || parsed.isNegative() || parsed.compareTo(HealthKeys.MAX_DURATION) > 0) {
-        problem(key, key + "=" + value.get() + " is out of range: use a duration above 0 and at most "
-            + DurationText.format(HealthKeys.MAX_DURATION));
-        return Optional.empty();
-      }
-      return Optional.of(parsed);
-    }
-
-    /** A core key: its problems are the core's to report, so a bad value counts as the default here. */
-    private Duration coreDuration(String key, Duration defaultValue) {
-      try {
-        return lookup.apply(key).map(DurationText::parse).filter(d -> !d.isNegative()).orElse(defaultValue);
-      } catch (IllegalArgumentException reportedByTheCore) {
-        return defaultValue;
-      }
-    }
-
-    private void problem(String key, String message) {
-      problems.add(new OutboxConfigurationException(key, message));
-    }
+  /** A duration the way users write it, for messages and health data. */
+  static String format(Duration duration) {
+    return Setting.formatDuration(duration);
   }
 }

@@ -52,8 +52,8 @@ class OutboxLagCheck implements HealthCheck {
       if (maxLag != null && counts.oldestPendingAge().compareTo(maxLag) > 0) {
         up = false;
         response.withData(outbox + ".lagging", "the oldest pending message has waited "
-            + counts.oldestPendingAge().toSeconds() + "s, more than " + HealthKeys.outboxKey(outbox,
-            HealthKeys.MAX_LAG) + "=" + DurationText.format(maxLag));
+            + counts.oldestPendingAge().toSeconds() + "s, more than " + HealthSettingsCatalog.OUTBOX.fullKey(outbox,
+            HealthSettingsCatalog.MAX_LAG.key()) + "=" + HealthSettings.format(maxLag));
       }
     }
     return response.status(up).build();

@@ -43,13 +43,13 @@ class OutboxWorkersCheck implements HealthCheck {
     HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME).withData("workers", workers.size());
     List<String> stalled = new ArrayList<>();
     for (WorkerStatus worker : workers) {
-      Duration stall = settings.workerStall().getOrDefault(worker.outbox(), HealthKeys.DEFAULT_WORKER_STALL);
+      Duration stall = settings.workerStall().getOrDefault(worker.outbox(), HealthSettingsCatalog.WORKER_STALL.defaultValue().orElseThrow());
       if (worker.sinceLastActivity().compareTo(stall) <= 0) {
         continue;
       }
       String key = worker.outbox() + ".partition-" + worker.partition();
       String quiet = (worker.running() ? "its current run started " : "its last run ended ")
-          + seconds(worker.sinceLastActivity()) + " ago (stall time " + DurationText.format(stall) + ")";
+          + seconds(worker.sinceLastActivity()) + " ago (stall time " + HealthSettings.format(stall) + ")";
       BacklogCache.Read<List<PartitionStatus>> read = backlog.partitions(worker.outbox());
       if (read.failure() != null) {
         response.withData(key, quiet + "; whether messages wait is unknown: " + read.failure());

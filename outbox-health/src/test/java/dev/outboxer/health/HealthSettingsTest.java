@@ -3,12 +3,15 @@ package dev.outboxer.health;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxer.OutboxConfigurationException;
+import dev.outboxer.spi.SettingsCatalog;
+import dev.outboxer.spi.SettingsDeclaration;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 
 /** The settings as read from a real MicroProfile Config: defaults, derived stall times, and every problem named. */
@@ -72,7 +75,7 @@ class HealthSettingsTest {
     assertThat(problems(result)).anySatisfy(message -> assertThat(message)
         .contains("outbox.orders.health.max-lag=-5s", "not a duration"));
     assertThat(problems(result)).anySatisfy(message -> assertThat(message)
-        .contains("outbox.health.refresh-interval=0s", "out of range", "above 0"));
+        .contains("outbox.health.refresh-interval=0s", "must be longer than zero"));
   }
 
   @Test
@@ -96,6 +99,20 @@ class HealthSettingsTest {
         .contains("outbox.orders.health.max-lagg", "Did you mean outbox.orders.health.max-lag?"));
     assertThat(problems(result)).anySatisfy(message -> assertThat(message)
         .contains("outbox.health.worker-stal", "Did you mean outbox.health.worker-stall?"));
+  }
+
+  @Test
+  void the_catalog_lists_the_global_and_the_per_outbox_keys_and_is_found_by_service_loader() {
+    assertThat(ServiceLoader.load(SettingsCatalog.class).stream().map(ServiceLoader.Provider::type))
+        .contains(HealthSettingsCatalog.class);
+    List<SettingsDeclaration> declarations = new HealthSettingsCatalog().declarations();
+
+    assertThat(declarations).extracting(SettingsDeclaration::prefix)
+        .containsExactly("outbox.health.", "outbox.<name>.health.");
+    assertThat(declarations).flatExtracting(SettingsDeclaration::keyPatterns).containsExactly(
+        "outbox.health.worker-stall", "outbox.health.refresh-interval", "outbox.<name>.health.max-lag");
+    assertThat(declarations).flatExtracting(SettingsDeclaration::settings)
+        .allSatisfy(setting -> assertThat(setting.meaning()).isNotBlank());
   }
 
   @Test

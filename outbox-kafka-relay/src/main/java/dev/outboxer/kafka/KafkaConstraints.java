@@ -72,7 +72,7 @@ final class KafkaConstraints implements MessageConstraints {
   }
 
   /** The constraints of an outbox's validated settings. */
-  static KafkaConstraints of(KafkaRelaySettings settings) {
+  static KafkaConstraints of(KafkaRelayConfig settings) {
     return new KafkaConstraints(settings.outbox(), settings.maxRequestSize(),
         settings.maxRequestSizeKey());
   }

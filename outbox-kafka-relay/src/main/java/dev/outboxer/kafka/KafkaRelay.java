@@ -26,17 +26,17 @@ final class KafkaRelay implements Relay {
     void close(Duration wait);
   }
 
-  private final KafkaRelaySettings settings;
+  private final KafkaRelayConfig settings;
   private final BatchSender sender;
   private volatile boolean closed;
 
-  KafkaRelay(KafkaRelaySettings settings, BatchSender sender) {
+  KafkaRelay(KafkaRelayConfig settings, BatchSender sender) {
     this.settings = settings;
     this.sender = sender;
   }
 
-  static KafkaRelay create(KafkaRelaySettings settings) {
-    if (settings.fencing() == KafkaRelaySettings.Fencing.TRANSACTIONAL) {
+  static KafkaRelay create(KafkaRelayConfig settings) {
+    if (settings.fencing() == KafkaSettings.Fencing.TRANSACTIONAL) {
       // Producers are created per outbox partition at its first batch: nothing connects yet.
       return new KafkaRelay(settings, new TransactionalSender(settings, KafkaProducer::new));
     }
@@ -49,8 +49,8 @@ final class KafkaRelay implements Relay {
   }
 
   /** The producer cannot be created from the settings (a bad address, class or value). */
-  static OutboxConfigurationException unusable(KafkaRelaySettings settings, KafkaException e) {
-    String key = "outbox." + settings.outbox() + "." + KafkaRelaySettings.PROVIDER;
+  static OutboxConfigurationException unusable(KafkaRelayConfig settings, KafkaException e) {
+    String key = "outbox." + settings.outbox() + "." + KafkaRelayConfig.PROVIDER;
     OutboxConfigurationException invalid = new OutboxConfigurationException(key,
         "The Kafka producer of outbox '" + settings.outbox() + "' cannot be created from the "
             + key + ".* settings: " + e.getMessage());

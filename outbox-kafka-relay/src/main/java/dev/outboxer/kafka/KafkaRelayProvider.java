@@ -10,7 +10,8 @@ import jakarta.enterprise.context.ApplicationScoped;
  * Creates the Kafka relay of each outbox configured with {@code outbox.<name>.relay=kafka}.
  *
  * <h2>Settings</h2>
- * All under {@code outbox.<name>.kafka.}:
+ * All under {@code outbox.<name>.kafka.}, declared in {@link KafkaSettings} and read with the
+ * SPI's {@link dev.outboxer.spi.SettingsReader}:
  * <ul>
  *   <li>{@code topic} (required): the destination topic.</li>
  *   <li>{@code fencing}: {@code transactional} (default) or {@code none}; see below.</li>
@@ -74,7 +75,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 public class KafkaRelayProvider implements RelayProvider {
 
   /** The provider name, used in {@code outbox.<name>.relay=kafka}. */
-  public static final String NAME = KafkaRelaySettings.PROVIDER;
+  public static final String NAME = KafkaRelayConfig.PROVIDER;
 
   /** @return {@value #NAME} */
   @Override
@@ -92,7 +93,7 @@ public class KafkaRelayProvider implements RelayProvider {
    */
   @Override
   public void validate(RelayContext context) {
-    KafkaRelaySettings.from(context);
+    KafkaRelayConfig.from(context);
   }
 
   /**
@@ -109,7 +110,7 @@ public class KafkaRelayProvider implements RelayProvider {
    */
   @Override
   public MessageConstraints constraints(RelayContext context) {
-    return KafkaConstraints.of(KafkaRelaySettings.from(context));
+    return KafkaConstraints.of(KafkaRelayConfig.from(context));
   }
 
   /**
@@ -124,6 +125,6 @@ public class KafkaRelayProvider implements RelayProvider {
    */
   @Override
   public Relay create(RelayContext context) {
-    return KafkaRelay.create(KafkaRelaySettings.from(context));
+    return KafkaRelay.create(KafkaRelayConfig.from(context));
   }
 }

@@ -25,9 +25,9 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  */
 final class SendFailures {
 
-  private final KafkaRelaySettings settings;
+  private final KafkaRelayConfig settings;
 
-  SendFailures(KafkaRelaySettings settings) {
+  SendFailures(KafkaRelayConfig settings) {
     this.settings = settings;
   }
 
@@ -100,7 +100,7 @@ final class SendFailures {
   RuntimeException describe(Throwable failure) {
     String brokers = String.valueOf(
         settings.producerProperties().get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG));
-    String topicKey = settings.fullKey(KafkaRelaySettings.TOPIC);
+    String topicKey = settings.fullKey(KafkaSettings.TOPIC);
     if (failure instanceof TimeoutException && String.valueOf(failure.getMessage())
         .contains("metadata")) {
       return new OutboxException("Kafka topic '" + settings.topic() + "' of outbox '"

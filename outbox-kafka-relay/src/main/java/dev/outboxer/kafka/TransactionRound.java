@@ -48,13 +48,13 @@ final class TransactionRound {
   /** A failure reported by a send callback, in callback order. */
   private record Failure(OutboxRecord record, Exception cause) {}
 
-  private final KafkaRelaySettings settings;
+  private final KafkaRelayConfig settings;
   private final SendFailures failures;
   private final Producer<String, byte[]> producer;
   private final RelayBatch batch;
   private final List<Failure> failed = new ArrayList<>();
 
-  TransactionRound(KafkaRelaySettings settings, SendFailures failures,
+  TransactionRound(KafkaRelayConfig settings, SendFailures failures,
       Producer<String, byte[]> producer, RelayBatch batch) {
     this.settings = settings;
     this.failures = failures;

@@ -43,14 +43,14 @@ final class TransactionalSender implements KafkaRelay.BatchSender {
 
   private static final System.Logger LOG = System.getLogger(TransactionalSender.class.getName());
 
-  private final KafkaRelaySettings settings;
+  private final KafkaRelayConfig settings;
   private final SendFailures failures;
   private final Function<Map<String, Object>, Producer<String, byte[]>> factory;
   private final ConcurrentMap<Integer, Producer<String, byte[]>> producers =
       new ConcurrentHashMap<>();
   private volatile boolean closed;
 
-  TransactionalSender(KafkaRelaySettings settings,
+  TransactionalSender(KafkaRelayConfig settings,
       Function<Map<String, Object>, Producer<String, byte[]>> factory) {
     this.settings = settings;
     this.failures = new SendFailures(settings);
@@ -130,7 +130,7 @@ final class TransactionalSender implements KafkaRelay.BatchSender {
             throw fenced(batch, result.cause(), "the producer that replaced the first fenced one "
                 + "in this batch was fenced too, so the batch is retried later. If this repeats, "
                 + "another application may use the same transactional ids: give each its own "
-                + settings.fullKey(KafkaRelaySettings.TRANSACTIONAL_ID_PREFIX));
+                + settings.fullKey(KafkaSettings.TRANSACTIONAL_ID_PREFIX));
           }
           // Routine when the partition moved between nodes since this node's last batch of it:
           // the other node's producer fenced this one. Not worth a warning; a real conflict ends
@@ -201,7 +201,7 @@ final class TransactionalSender implements KafkaRelay.BatchSender {
               ProducerConfig.MAX_BLOCK_MS_CONFIG) + " ms): " + e + ". Check that the brokers are "
           + "reachable and allow transactions (transaction.state.log.replication.factor and "
           + "min.isr must be met; with ACLs, WRITE on the transactional id); or set "
-          + settings.fullKey(KafkaRelaySettings.FENCING) + "=none (see the README)", e);
+          + settings.fullKey(KafkaSettings.FENCING) + "=none (see the README)", e);
     }
     if (closed) {
       producer.close(Duration.ZERO);

@@ -19,11 +19,11 @@ import org.apache.kafka.clients.producer.RecordMetadata;
  */
 final class WaveSender implements KafkaRelay.BatchSender {
 
-  private final KafkaRelaySettings settings;
+  private final KafkaRelayConfig settings;
   private final SendFailures failures;
   private final Producer<String, byte[]> producer;
 
-  WaveSender(KafkaRelaySettings settings, Producer<String, byte[]> producer) {
+  WaveSender(KafkaRelayConfig settings, Producer<String, byte[]> producer) {
     this.settings = settings;
     this.failures = new SendFailures(settings);
     this.producer = producer;

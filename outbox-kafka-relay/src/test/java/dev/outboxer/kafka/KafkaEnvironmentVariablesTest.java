@@ -46,7 +46,7 @@ class KafkaEnvironmentVariablesTest {
 
   @Test
   void every_kafka_key_set_as_an_environment_variable_is_read() {
-    KafkaRelaySettings settings = KafkaRelaySettings.from(context(env(
+    KafkaRelayConfig settings = KafkaRelayConfig.from(context(env(
         "OUTBOX_ORDERS_KAFKA_TOPIC", "orders",
         "OUTBOX_ORDERS_KAFKA_FENCING", "none",
         "OUTBOX_ORDERS_KAFKA_TRANSACTIONAL_ID_PREFIX", "shop",
@@ -56,7 +56,7 @@ class KafkaEnvironmentVariablesTest {
         "OUTBOX_ORDERS_KAFKA_MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION", "2"), Map.of(), Map.of()));
 
     assertThat(settings.topic()).isEqualTo("orders");
-    assertThat(settings.fencing()).isEqualTo(KafkaRelaySettings.Fencing.NONE);
+    assertThat(settings.fencing()).isEqualTo(KafkaSettings.Fencing.NONE);
     assertThat(settings.transactionalId(0)).isEqualTo("shop-0");
     assertThat(settings.producerProperties())
         .containsEntry("bootstrap.servers", "broker:9092")
@@ -73,7 +73,7 @@ class KafkaEnvironmentVariablesTest {
         "OUTBOX_ORDERS_KAFKA_FENCNG", "none"), Map.of(), Map.of());
 
     OutboxConfigurationException problem =
-        catchThrowableOfType(OutboxConfigurationException.class, () -> KafkaRelaySettings.from(context));
+        catchThrowableOfType(OutboxConfigurationException.class, () -> KafkaRelayConfig.from(context));
 
     assertThat(problem).isNotNull();
     assertThat(problem.getSuppressed()).isEmpty();
@@ -90,7 +90,7 @@ class KafkaEnvironmentVariablesTest {
     Map<String, String> system = Map.of("outbox.orders.kafka.bootstrap.servers", "sys:9092",
         "outbox.orders.kafka.transactional-id-prefix", "sys");
 
-    KafkaRelaySettings settings = KafkaRelaySettings.from(context(env, file, system));
+    KafkaRelayConfig settings = KafkaRelayConfig.from(context(env, file, system));
 
     assertThat(settings.topic()).as("environment over file").isEqualTo("env-topic");
     assertThat(settings.producerProperties()).as("system property over environment")

@@ -1,15 +1,17 @@
 package dev.outboxer.kafka;
 
-import dev.outboxer.spi.ConfigKeyNames;
+import dev.outboxer.OutboxConfigurationException;
+import dev.outboxer.kafka.KafkaSettings.Fencing;
 import dev.outboxer.spi.RelayContext;
+import dev.outboxer.spi.Setting;
+import dev.outboxer.spi.SettingsReader;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.regex.Pattern;
+import java.util.TreeMap;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
@@ -17,44 +19,16 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * The validated settings of one outbox's Kafka relay: the topic, the fencing mode and the producer
- * properties, with the relay's safe defaults applied and the overrides that would break ordering or
- * delivery rejected. Every problem is collected and reported at once. Every rule is listed in the
- * README (Kafka: configuration); keep the two in step.
+ * The checked configuration of one outbox's Kafka relay: the topic, the fencing mode and the
+ * producer properties, read with a {@link SettingsReader} of {@link KafkaSettings}, with the
+ * relay's safe defaults applied and the overrides that would break ordering or delivery refused.
+ * Every problem goes to the reader, which reports them all at once. Every rule is listed in the
+ * Kafka guide (Kafka: configuration); keep the two in step.
  */
-final class KafkaRelaySettings {
+final class KafkaRelayConfig {
 
   /** The provider name, also the key prefix {@code outbox.<name>.kafka.}. */
   static final String PROVIDER = "kafka";
-
-  /** {@code outbox.<name>.kafka.topic}: the destination topic; required. */
-  static final String TOPIC = "topic";
-
-  /** {@code outbox.<name>.kafka.fencing}: {@code transactional} (default) or {@code none}. */
-  static final String FENCING = "fencing";
-
-  /**
-   * {@code outbox.<name>.kafka.transactional-id-prefix}: the producers' {@code transactional.id}
-   * is this plus {@code -<partition>}; default {@code outboxer-<outbox>}.
-   */
-  static final String TRANSACTIONAL_ID_PREFIX = "transactional-id-prefix";
-
-  /** The relay's own keys; every other key is a Kafka producer property. */
-  static final Set<String> OWN_KEYS = Set.of(TOPIC, FENCING, TRANSACTIONAL_ID_PREFIX);
-
-  /** How the relay keeps a node that lost its claim from writing after the next owner. */
-  enum Fencing {
-    /** A transactional producer per outbox partition: the broker fences a stale node's producer. */
-    TRANSACTIONAL,
-    /** One idempotent producer; only the relay's own claim checks stop a stale node. */
-    NONE;
-
-    String configValue() {
-      return name().toLowerCase(Locale.ROOT);
-    }
-  }
-
-  static final Fencing DEFAULT_FENCING = Fencing.TRANSACTIONAL;
 
   /** The shortest relay timeout the Kafka relay accepts: below it no retry fits. */
   static final Duration MIN_RELAY_TIMEOUT = Duration.ofSeconds(1);
@@ -77,31 +51,30 @@ final class KafkaRelaySettings {
   /** The brokers' default transaction.max.timeout.ms (15 min): a longer timeout is refused. */
   static final long MAX_DEFAULT_TRANSACTION_TIMEOUT_MS = 900_000;
 
-  // Kafka's legal topic names: at most 249 of ASCII letters, digits, '.', '_' and '-'.
-  private static final Pattern TOPIC_NAME = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
-
   private static final ConfigDef PRODUCER_CONFIG = ProducerConfig.configDef();
 
   private final RelayContext context;
-  private final SettingProblems problems = new SettingProblems();
+  private final SettingsReader reader;
   private final String topic;
   private final Fencing fencing;
   private final String transactionalIdPrefix;
   private final Map<String, Object> producerProperties;
   private Duration deliveryTimeout = Duration.ZERO;
 
-  private KafkaRelaySettings(RelayContext configured) {
-    // Keys set as environment variables (OUTBOX_<NAME>_KAFKA_BOOTSTRAP_SERVERS) renamed to the keys they stand for.
-    this.context = configured.withKeys(knownKeys());
-    this.topic = validTopic();
-    this.fencing = validFencing();
-    this.transactionalIdPrefix = context.property(TRANSACTIONAL_ID_PREFIX).map(String::trim)
+  private KafkaRelayConfig(RelayContext context) {
+    this.context = context;
+    // Keys set as environment variables (OUTBOX_<NAME>_KAFKA_BOOTSTRAP_SERVERS) are found by the keys they stand for.
+    this.reader = context.settings(KafkaSettings.DECLARATION);
+    this.topic = reader.get(KafkaSettings.TOPIC);
+    this.fencing = reader.get(KafkaSettings.FENCING);
+    this.transactionalIdPrefix = reader.optional(KafkaSettings.TRANSACTIONAL_ID_PREFIX)
         .orElse("outboxer-" + context.outbox());
-    Map<String, Object> properties = new HashMap<>(context.properties());
-    properties.keySet().removeAll(OWN_KEYS);
+    Map<String, Object> properties = new HashMap<>(reader.passedThrough());
     properties.values().removeIf(value -> value == null || value.toString().isBlank());
-    checkKafkaKeys(properties);
-    checkRequired(properties);
+    reader.optional(KafkaSettings.BOOTSTRAP_SERVERS)
+        .ifPresent(servers -> properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers));
+    checkKafkaValues(properties);
+    checkRelayTimeout();
     rejectUnsafe(properties);
     applyDefaults(properties);
     this.producerProperties = Map.copyOf(properties);
@@ -110,21 +83,14 @@ final class KafkaRelaySettings {
 
   /**
    * @param context the outbox's relay context
-   * @return the settings
-   * @throws dev.outboxer.OutboxConfigurationException naming the key and the value of the first
-   *     problem, every further problem suppressed in it
+   * @return the configuration
+   * @throws OutboxConfigurationException naming the key and the value of the first problem, every
+   *     further problem suppressed in it
    */
-  static KafkaRelaySettings from(RelayContext context) {
-    KafkaRelaySettings settings = new KafkaRelaySettings(context);
-    settings.problems.throwIfAny();
-    return settings;
-  }
-
-  /** Every key the relay knows: its own and Kafka's producer properties. */
-  static Set<String> knownKeys() {
-    Set<String> known = new TreeSet<>(ProducerConfig.configNames());
-    known.addAll(OWN_KEYS);
-    return known;
+  static KafkaRelayConfig from(RelayContext context) {
+    KafkaRelayConfig config = new KafkaRelayConfig(context);
+    config.reader.throwIfAny();
+    return config;
   }
 
   String outbox() {
@@ -168,14 +134,20 @@ final class KafkaRelaySettings {
     return fullKey(key);
   }
 
+  /** @return the full key of a key under {@code outbox.<name>.kafka.}, for messages */
   String fullKey(String key) {
-    return context.fullKey(PROVIDER, key);
+    return reader.fullKey(key);
+  }
+
+  /** @return the full key of one of the relay's settings, for messages */
+  String fullKey(Setting<?> setting) {
+    return reader.fullKey(setting.key());
   }
 
   /** A record must leave room for a payload beside the headers and key the relay reserves. */
   private void checkRecordRoom() {
     String key = ProducerConfig.MAX_REQUEST_SIZE_CONFIG;
-    if (problems.has(fullKey(key)) || problems.has(fullKey(ProducerConfig.BUFFER_MEMORY_CONFIG))) {
+    if (hasProblem(key) || hasProblem(ProducerConfig.BUFFER_MEMORY_CONFIG)) {
       return;
     }
     long least = KafkaConstraints.RESERVED_BYTES + MIN_PAYLOAD_BYTES;
@@ -194,78 +166,36 @@ final class KafkaRelaySettings {
     return ((Number) parsed).longValue();
   }
 
-  private String validTopic() {
-    Optional<String> configured = context.property(TOPIC).map(String::trim);
-    if (configured.isEmpty()) {
-      problems.add(fullKey(TOPIC), fullKey(TOPIC) + " is not set: the kafka relay of outbox '"
-          + context.outbox() + "' needs the name of the topic to send to.");
-      return null;
-    }
-    String value = configured.get();
-    if (!TOPIC_NAME.matcher(value).matches() || value.equals(".") || value.equals("..")) {
-      invalid(TOPIC, value, "is not a legal Kafka topic name (1 to 249 of a-z, A-Z, 0-9, "
-          + "'.', '_' and '-')", "set it to the name of an existing topic");
-    }
-    return value;
-  }
-
-  private Fencing validFencing() {
-    String value = context.property(FENCING).map(v -> v.trim().toLowerCase(Locale.ROOT))
-        .orElse(DEFAULT_FENCING.configValue());
-    for (Fencing mode : Fencing.values()) {
-      if (mode.configValue().equals(value)) {
-        return mode;
-      }
-    }
-    invalid(FENCING, context.properties().get(FENCING), "is not a fencing mode", "set it to "
-        + "transactional (the default: the broker rejects a stale node's records) or none (no "
-        + "producer transactions; see the README before choosing it)");
-    return DEFAULT_FENCING;
-  }
-
-  /** Unknown keys (with the nearest known one) and values Kafka's own parser refuses. */
-  private void checkKafkaKeys(Map<String, Object> properties) {
-    for (String key : new TreeSet<>(properties.keySet())) {
+  /** Values Kafka's own parser refuses. Unknown keys were refused by the reader. */
+  private void checkKafkaValues(Map<String, Object> properties) {
+    for (Map.Entry<String, Object> property : new TreeMap<>(properties).entrySet()) {
+      String key = property.getKey();
       ConfigDef.ConfigKey definition = PRODUCER_CONFIG.configKeys().get(key);
-      if (definition == null) {
-        String written = context.writtenKey(PROVIDER, key);
-        String didYouMean = ConfigKeyNames.didYouMean(written,
-            knownKeys().stream().map(this::fullKey).toList());
-        problems.add(fullKey(key), written + " is not a setting of the kafka relay of outbox '"
-            + context.outbox() + "': neither one of its own keys " + new TreeSet<>(OWN_KEYS)
-            + " nor a Kafka producer property (ProducerConfig)."
-            + (didYouMean.isEmpty() ? " Fix or remove it." : didYouMean));
-        continue;
-      }
       try {
-        Object parsed = ConfigDef.parseType(key, properties.get(key), definition.type);
+        Object parsed = ConfigDef.parseType(key, property.getValue(), definition.type);
         if (definition.validator != null) {
           definition.validator.ensureValid(key, parsed);
         }
       } catch (ConfigException e) {
-        Object shown = definition.type == ConfigDef.Type.PASSWORD ? "[hidden]" : properties.get(key);
-        invalid(key, shown, "is refused by the Kafka producer (" + e.getMessage() + ")",
-            "fix or remove it");
+        boolean password = definition.type == ConfigDef.Type.PASSWORD;
+        invalid(key, property.getValue(), "is refused by the Kafka producer"
+            + (password ? "" : " (" + e.getMessage() + ")"), "fix or remove it");
       }
     }
   }
 
-  private void checkRequired(Map<String, Object> properties) {
-    if (!properties.containsKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)) {
-      String key = fullKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
-      problems.add(key, key + " is not set: the kafka relay of outbox '" + context.outbox()
-          + "' needs the brokers to connect to, for example host1:9092,host2:9092");
-    }
+  private void checkRelayTimeout() {
     if (context.relayTimeout().compareTo(MIN_RELAY_TIMEOUT) < 0) {
       String key = "outbox." + context.outbox() + ".relay-timeout";
-      problems.add(key, key + "=" + context.relayTimeout() + " is too short for the kafka relay: it"
-          + " needs at least " + MIN_RELAY_TIMEOUT + " to let the producer retry within a batch;"
-          + " raise it");
+      reader.problem(new OutboxConfigurationException(key, key + "="
+          + Setting.formatDuration(context.relayTimeout()) + " is too short for the kafka relay: it needs at least "
+          + Setting.formatDuration(MIN_RELAY_TIMEOUT) + " to let the producer retry within a batch; raise it ("
+          + reader.where() + ")"));
     }
   }
 
   private void rejectUnsafe(Map<String, Object> properties) {
-    for (String key : Set.of(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+    for (String key : List.of(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
         ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG)) {
       if (properties.containsKey(key)) {
         invalid(key, properties.get(key), "is set by the kafka relay itself (String keys, byte[] "
@@ -276,7 +206,7 @@ final class KafkaRelaySettings {
       invalid(ProducerConfig.TRANSACTIONAL_ID_CONFIG,
           properties.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG), "is set by the kafka relay "
               + "itself, one per outbox partition", "remove it; to choose the ids, set "
-              + fullKey(TRANSACTIONAL_ID_PREFIX) + " (with " + fullKey(FENCING)
+              + fullKey(KafkaSettings.TRANSACTIONAL_ID_PREFIX) + " (with " + fullKey(KafkaSettings.FENCING)
               + "=transactional, the default)");
     }
     text(properties, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG)
@@ -332,8 +262,7 @@ final class KafkaRelaySettings {
     long lingerMs = number(properties, ProducerConfig.LINGER_MS_CONFIG).orElse(DEFAULT_LINGER_MS);
     long requestMs = number(properties, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG)
         .orElse(Math.min(DEFAULT_REQUEST_TIMEOUT_MS, deliveryMs / 2));
-    if (deliveryMs < lingerMs + requestMs
-        && !problems.has(fullKey(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG))) {
+    if (deliveryMs < lingerMs + requestMs && !hasProblem(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)) {
       invalid(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, deliveryMs, "must be at least "
           + "linger.ms + request.timeout.ms (" + lingerMs + " + " + requestMs + " ms), as Kafka "
           + "requires", "lower " + fullKey(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG)
@@ -366,8 +295,14 @@ final class KafkaRelaySettings {
     return (int) Math.min(Integer.MAX_VALUE, millis);
   }
 
+  /** Whether a problem was already reported for the key (later rules then skip it). */
+  private boolean hasProblem(String key) {
+    String fullKey = fullKey(key);
+    return reader.problems().stream().anyMatch(problem -> fullKey.equals(problem.key()));
+  }
+
   private Optional<String> text(Map<String, Object> properties, String key) {
-    if (problems.has(fullKey(key))) {
+    if (hasProblem(key)) {
       return Optional.empty();
     }
     return Optional.ofNullable(properties.get(key))
@@ -386,9 +321,20 @@ final class KafkaRelaySettings {
     });
   }
 
+  /**
+   * Reports a producer property's value through the reader: {@code <key>=<value> <rule>; <fix>
+   * (kafka relay of outbox '<name>')}. A configured value is shown as configured (a password
+   * hidden); a derived one ({@code delivery.timeout.ms} from the relay timeout) as derived.
+   */
   private void invalid(String key, Object value, String rule, String fix) {
-    String fullKey = fullKey(key);
-    problems.add(fullKey, fullKey + "=" + value + " " + rule + " (kafka relay of outbox '"
-        + context.outbox() + "'); " + fix + ".");
+    ConfigDef.ConfigKey definition = PRODUCER_CONFIG.configKeys().get(key);
+    boolean secret = definition != null && definition.type == ConfigDef.Type.PASSWORD;
+    String reason = rule + "; " + fix;
+    if (reader.passedThrough().containsKey(key)) {
+      reader.passedThroughProblem(key, secret, reason);
+    } else {
+      reader.problem(new OutboxConfigurationException(fullKey(key), fullKey(key) + "="
+          + (secret ? "(hidden)" : value) + " " + reason + " (" + reader.where() + ")"));
+    }
   }
 }

@@ -8,18 +8,21 @@ import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.spi.MessageConstraints;
 import dev.outboxer.spi.Relay;
 import dev.outboxer.spi.RelayContext;
+import dev.outboxer.spi.SettingsCatalog;
+import dev.outboxer.spi.SettingsDeclaration;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceLoader;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-class KafkaRelaySettingsTest {
+class KafkaRelayConfigTest {
 
   private static RelayContext context(Duration relayTimeout, String... keyValues) {
     Map<String, String> properties = new HashMap<>();
@@ -37,8 +40,8 @@ class KafkaRelaySettingsTest {
 
   @Test
   void appliesSafeDefaultsAndPassesOtherProducerPropertiesThrough() {
-    KafkaRelaySettings settings =
-        KafkaRelaySettings.from(context("compression.type", "zstd", "linger.ms", "10"));
+    KafkaRelayConfig settings =
+        KafkaRelayConfig.from(context("compression.type", "zstd", "linger.ms", "10"));
 
     assertThat(settings.topic()).isEqualTo("orders");
     assertThat(settings.producerProperties())
@@ -60,7 +63,7 @@ class KafkaRelaySettingsTest {
 
   @Test
   void keepsTheDeliveryTimeoutBelowTheRelayTimeoutAndCapsKafkaDefaults() {
-    KafkaRelaySettings settings = KafkaRelaySettings.from(context(Duration.ofMinutes(10)));
+    KafkaRelayConfig settings = KafkaRelayConfig.from(context(Duration.ofMinutes(10)));
 
     assertThat(settings.producerProperties())
         .containsEntry("delivery.timeout.ms", 450_000)
@@ -70,7 +73,7 @@ class KafkaRelaySettingsTest {
 
   @Test
   void acceptsSafeOverrides() {
-    KafkaRelaySettings settings = KafkaRelaySettings.from(context("acks", "-1",
+    KafkaRelayConfig settings = KafkaRelayConfig.from(context("acks", "-1",
         "enable.idempotence", "TRUE", "max.in.flight.requests.per.connection", "1",
         "delivery.timeout.ms", "20000", "request.timeout.ms", "5000", "max.block.ms", "2000"));
 
@@ -99,7 +102,7 @@ class KafkaRelaySettingsTest {
     "linger.ms, soon",
   })
   void rejectsAnOverrideThatBreaksOrderingOrSafetyNamingTheKeyAndValue(String key, String value) {
-    assertThatThrownBy(() -> KafkaRelaySettings.from(context(key, value)))
+    assertThatThrownBy(() -> KafkaRelayConfig.from(context(key, value)))
         .isInstanceOf(OutboxConfigurationException.class)
         .hasMessageContaining("outbox.orders.kafka." + key + "=" + value)
         .extracting(e -> ((OutboxConfigurationException) e).key())
@@ -108,7 +111,7 @@ class KafkaRelaySettingsTest {
 
   @Test
   void rejectsADeliveryTimeoutKafkaWouldRefuseWithAHint() {
-    assertThatThrownBy(() -> KafkaRelaySettings.from(
+    assertThatThrownBy(() -> KafkaRelayConfig.from(
             context("delivery.timeout.ms", "1000", "request.timeout.ms", "5000")))
         .isInstanceOf(OutboxConfigurationException.class)
         .hasMessageContaining("outbox.orders.kafka.delivery.timeout.ms=1000 must be at least "
@@ -121,14 +124,14 @@ class KafkaRelaySettingsTest {
     RelayContext context = new RelayContext("orders", Ordering.GROUP, 1, Duration.ofSeconds(30),
         Map.of("bootstrap.servers", "127.0.0.1:9"));
 
-    assertThatThrownBy(() -> KafkaRelaySettings.from(context))
+    assertThatThrownBy(() -> KafkaRelayConfig.from(context))
         .isInstanceOf(OutboxConfigurationException.class)
         .hasMessageContaining("outbox.orders.kafka.topic is not set");
   }
 
   @Test
   void rejectsAnIllegalTopicName() {
-    assertThatThrownBy(() -> KafkaRelaySettings.from(context("topic", "orders/paid")))
+    assertThatThrownBy(() -> KafkaRelayConfig.from(context("topic", "orders/paid")))
         .isInstanceOf(OutboxConfigurationException.class)
         .hasMessageContaining("outbox.orders.kafka.topic=orders/paid is not a legal Kafka topic");
   }
@@ -138,16 +141,16 @@ class KafkaRelaySettingsTest {
     RelayContext context = new RelayContext("orders", Ordering.GROUP, 1, Duration.ofSeconds(30),
         Map.of("topic", "orders"));
 
-    assertThatThrownBy(() -> KafkaRelaySettings.from(context))
+    assertThatThrownBy(() -> KafkaRelayConfig.from(context))
         .isInstanceOf(OutboxConfigurationException.class)
         .hasMessageContaining("outbox.orders.kafka.bootstrap.servers is not set");
   }
 
   @Test
   void rejectsARelayTimeoutTooShortForRetries() {
-    assertThatThrownBy(() -> KafkaRelaySettings.from(context(Duration.ofMillis(500))))
+    assertThatThrownBy(() -> KafkaRelayConfig.from(context(Duration.ofMillis(500))))
         .isInstanceOf(OutboxConfigurationException.class)
-        .hasMessageContaining("outbox.orders.relay-timeout=PT0.5S");
+        .hasMessageContaining("outbox.orders.relay-timeout=500ms is too short for the kafka relay");
   }
 
   @Test
@@ -194,17 +197,18 @@ class KafkaRelaySettingsTest {
 
   @Test
   void anUnknownKeyFarFromEveryKnownOneIsRejectedWithoutAGuess() {
-    assertThatThrownBy(() -> KafkaRelaySettings.from(context("schema.registry.url", "http://x")))
+    assertThatThrownBy(() -> KafkaRelayConfig.from(context("schema.registry.url", "http://x")))
         .isInstanceOf(OutboxConfigurationException.class)
         .hasMessageContaining("outbox.orders.kafka.schema.registry.url is not a setting of the "
             + "kafka relay of outbox 'orders'")
-        .hasMessageContaining("[fencing, topic, transactional-id-prefix]")
+        .hasMessageContaining("[bootstrap.servers, fencing, topic, transactional-id-prefix] and any Kafka"
+            + " producer property")
         .hasMessageNotContaining("Did you mean");
   }
 
   @Test
   void aPasswordKafkaRefusesIsNotShownInTheMessage() {
-    assertThatThrownBy(() -> KafkaRelaySettings.from(context("ssl.key.password", "s3cret",
+    assertThatThrownBy(() -> KafkaRelayConfig.from(context("ssl.key.password", "s3cret",
             "ssl.keystore.type", "JKS", "sasl.mechanism", "PLAIN", "retries", "x")))
         .isInstanceOf(OutboxConfigurationException.class)
         .satisfies(e -> assertThat(e.getMessage() + List.of(e.getSuppressed()))
@@ -213,9 +217,9 @@ class KafkaRelaySettingsTest {
 
   @Test
   void fencingIsTransactionalByDefaultWithATransactionIdPerPartitionAndTheRelayTimeout() {
-    KafkaRelaySettings settings = KafkaRelaySettings.from(context());
+    KafkaRelayConfig settings = KafkaRelayConfig.from(context());
 
-    assertThat(settings.fencing()).isEqualTo(KafkaRelaySettings.Fencing.TRANSACTIONAL);
+    assertThat(settings.fencing()).isEqualTo(KafkaSettings.Fencing.TRANSACTIONAL);
     assertThat(settings.transactionalId(3)).isEqualTo("outboxer-orders-3");
     assertThat(settings.producerProperties())
         .containsEntry("transaction.timeout.ms", 30_000)
@@ -224,7 +228,7 @@ class KafkaRelaySettingsTest {
 
   @Test
   void theTransactionalIdPrefixAndTheTransactionTimeoutCanBeChosen() {
-    KafkaRelaySettings settings = KafkaRelaySettings.from(context(
+    KafkaRelayConfig settings = KafkaRelayConfig.from(context(
         "transactional-id-prefix", "billing-orders", "transaction.timeout.ms", "20000"));
 
     assertThat(settings.transactionalId(0)).isEqualTo("billing-orders-0");
@@ -233,15 +237,15 @@ class KafkaRelaySettingsTest {
 
   @Test
   void fencingNoneUsesNoTransactions() {
-    KafkaRelaySettings settings = KafkaRelaySettings.from(context("fencing", "NONE"));
+    KafkaRelayConfig settings = KafkaRelayConfig.from(context("fencing", "NONE"));
 
-    assertThat(settings.fencing()).isEqualTo(KafkaRelaySettings.Fencing.NONE);
+    assertThat(settings.fencing()).isEqualTo(KafkaSettings.Fencing.NONE);
     assertThat(settings.producerProperties()).doesNotContainKey("transaction.timeout.ms");
   }
 
   @Test
   void anUnknownFencingModeIsRejectedWithTheChoices() {
-    assertThatThrownBy(() -> KafkaRelaySettings.from(context("fencing", "strict")))
+    assertThatThrownBy(() -> KafkaRelayConfig.from(context("fencing", "strict")))
         .isInstanceOf(OutboxConfigurationException.class)
         .hasMessageContaining("outbox.orders.kafka.fencing=strict is not a fencing mode")
         .hasMessageContaining("transactional")
@@ -266,10 +270,24 @@ class KafkaRelaySettingsTest {
 
   @Test
   void aMaxRequestSizeWithoutRoomForAPayloadIsRejected() {
-    assertThatThrownBy(() -> KafkaRelaySettings.from(context("max.request.size", "65536")))
+    assertThatThrownBy(() -> KafkaRelayConfig.from(context("max.request.size", "65536")))
         .isInstanceOf(OutboxConfigurationException.class)
         .hasMessageContaining("outbox.orders.kafka.max.request.size=65536 leaves too little room")
         .hasMessageContaining("raise it to at least " + (KafkaConstraints.RESERVED_BYTES + 1024));
+  }
+
+  @Test
+  void theCatalogListsTheRelaysKeysForTheReferenceAndIsFoundByServiceLoader() {
+    assertThat(ServiceLoader.load(SettingsCatalog.class).stream().map(ServiceLoader.Provider::type))
+        .contains(KafkaSettings.class);
+    SettingsDeclaration declaration = new KafkaSettings().declarations().get(0);
+
+    assertThat(declaration.prefix()).isEqualTo("outbox.<name>.kafka.");
+    assertThat(declaration.appliesWhen()).contains("outbox.<name>.relay=kafka");
+    assertThat(declaration.keys()).containsExactly("topic", "fencing", "transactional-id-prefix",
+        "bootstrap.servers");
+    assertThat(declaration.settings()).allSatisfy(setting -> assertThat(setting.meaning()).isNotBlank());
+    assertThat(declaration.passThroughKeys()).contains("linger.ms", "compression.type");
   }
 
   @Test

@@ -1,14 +1,10 @@
 package dev.outboxer.admin;
 
-/** Every configuration key outbox-admin reads, declared once, with its default. */
-final class AdminKeys {
-
-  /** The key space of this module: {@code outbox.admin.*}. */
-  static final String PREFIX = "outbox.admin.";
-
-  /** The role a caller needs for every call. */
-  static final String ROLE = "outbox.admin.role";
-  static final String DEFAULT_ROLE = "outbox-admin";
+/**
+ * The admin API's fixed names and limits: headers, the challenge realm, page sizes. Its one
+ * configuration key, {@code outbox.admin.role}, is declared in {@link AdminSettingsCatalog}.
+ */
+final class AdminProtocol {
 
   /** The header every changing call must carry, with the value {@value #CSRF_VALUE}. */
   static final String CSRF_HEADER = "X-Outbox-Admin";
@@ -26,5 +22,5 @@ final class AdminKeys {
   static final int DEFAULT_PAGE_SIZE = 50;
   static final int MAX_PAGE_SIZE = 500;
 
-  private AdminKeys() {}
+  private AdminProtocol() {}
 }

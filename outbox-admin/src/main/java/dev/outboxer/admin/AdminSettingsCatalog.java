@@ -22,7 +22,7 @@ public final class AdminSettingsCatalog implements SettingsCatalog {
       .meaning("the role every caller of the admin API and the console needs");
 
   /** The keys under {@code outbox.admin.}. */
-  static final SettingsDeclaration DECLARATION = SettingsDeclaration.of("outbox-admin", "outbox-admin",
+  static final SettingsDeclaration DECLARATION = SettingsDeclaration.of("admin API", "outbox-admin",
       "outbox.admin.", ROLE);
 
   /** For {@link java.util.ServiceLoader}: the catalog of outbox-admin's keys. */

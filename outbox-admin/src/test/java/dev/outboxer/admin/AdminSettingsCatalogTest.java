@@ -30,10 +30,10 @@ class AdminSettingsCatalogTest {
 
     assertThat(AdminExtension.problems(key -> Optional.ofNullable(config.get(key)), config.keySet()))
         .extracting(Throwable::getMessage).containsExactly(
-            "outbox.admin.rol is not a setting of the outbox-admin. Did you mean outbox.admin.role? Known keys under"
+            "outbox.admin.rol is not a setting of the admin API. Did you mean outbox.admin.role? Known keys under"
                 + " outbox.admin.: [role]",
             "outbox.admin.role=  is blank: remove the key for the default (outbox-admin) or give it a value"
-                + " (outbox-admin)");
+                + " (admin API)");
     assertThat(AdminSettings.reader(key -> Optional.ofNullable(config.get(key)), List.copyOf(config.keySet()))
         .get(AdminSettingsCatalog.ROLE)).isEqualTo("outbox-admin");
   }

@@ -18,7 +18,7 @@ class DeploymentValidationTest {
         .config("outbox.admin.role", "  ")
         .beans(RecordingRelay.class)
         .start().close())
-        .hasStackTraceContaining("outbox.admin.roles is not a setting of the outbox-admin. Did you mean"
+        .hasStackTraceContaining("outbox.admin.roles is not a setting of the admin API. Did you mean"
             + " outbox.admin.role? Known keys under outbox.admin.: [role]")
         .hasStackTraceContaining("outbox.admin.role=   is blank: remove the key for the default (outbox-admin)");
   }

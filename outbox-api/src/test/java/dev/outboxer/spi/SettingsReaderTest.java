@@ -79,14 +79,14 @@ class SettingsReaderTest {
   @Test
   void readsAnAddOnsKeysFromConfigWithEnvironmentVariables() {
     Setting<Duration> stall = Setting.duration("worker-stall", Duration.ofDays(1)).withDefault(Duration.ofSeconds(60));
-    SettingsDeclaration health = SettingsDeclaration.of("outbox-health", "outbox-health", "outbox.health.", stall);
+    SettingsDeclaration health = SettingsDeclaration.of("health checks", "outbox-health", "outbox.health.", stall);
     Map<String, String> config = Map.of("OUTBOX_HEALTH_WORKER_STALL", "90s", "OUTBOX_HEALTH_WORKER_STAL", "1s",
         "outbox.health.worker.stal", "1s");
     SettingsReader reader = SettingsReader.fromConfig(health, null,
         key -> Optional.ofNullable(config.get(key)).or(() -> Optional.ofNullable(config.get(
             ConfigKeyNames.environmentName(key)))), config.keySet());
     assertThat(reader.problems()).singleElement().extracting(Throwable::getMessage).asString()
-        .startsWith("OUTBOX_HEALTH_WORKER_STAL is not a setting of the outbox-health. Did you mean"
+        .startsWith("OUTBOX_HEALTH_WORKER_STAL is not a setting of the health checks. Did you mean"
             + " OUTBOX_HEALTH_WORKER_STALL?");
     assertThat(reader.get(stall)).isEqualTo(Duration.ofSeconds(90));
   }

@@ -42,10 +42,10 @@ public final class HealthSettingsCatalog implements SettingsCatalog {
       .meaning("the oldest pending age above which `outbox-lag` is DOWN");
 
   /** The global keys, {@code outbox.health.*}. */
-  static final SettingsDeclaration GLOBAL = SettingsDeclaration.of("outbox-health", "outbox-health",
+  static final SettingsDeclaration GLOBAL = SettingsDeclaration.of("health checks", "outbox-health",
       "outbox." + SPACE + ".", WORKER_STALL, REFRESH_INTERVAL);
   /** Every outbox's keys, {@code outbox.<name>.health.*}. */
-  static final SettingsDeclaration OUTBOX = SettingsDeclaration.of("outbox-health", "outbox-health",
+  static final SettingsDeclaration OUTBOX = SettingsDeclaration.of("health checks", "outbox-health",
       "outbox." + ConfigKeyNames.NAME + "." + SPACE + ".", MAX_LAG);
 
   /** For {@link java.util.ServiceLoader}: the catalog of outbox-health's keys. */

@@ -7,6 +7,7 @@ import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.Ordering;
 import dev.outboxer.spi.MessageConstraints;
 import dev.outboxer.spi.RelayContext;
+import dev.outboxer.spi.SettingsCatalog;
 import jakarta.jms.DeliveryMode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -120,6 +122,17 @@ class JmsSettingsTest {
               .anySatisfy(message -> assertThat(message)
                   .contains("outbox.orders.jms.time-to-live=5"));
         });
+  }
+
+  @Test
+  void theCatalogFoundByTheServiceLoaderListsTheDeclarationTheRelayReads() {
+    assertThat(ServiceLoader.load(SettingsCatalog.class).stream().map(ServiceLoader.Provider::type))
+        .contains(JmsSettingsCatalog.class);
+    assertThat(new JmsSettingsCatalog().declarations()).containsExactly(JmsSettings.DECLARATION);
+    assertThat(JmsSettings.DECLARATION.title()).isEqualTo("jms relay");
+    assertThat(JmsSettings.DECLARATION.appliesWhen()).contains("outbox.<name>.relay=jms");
+    assertThat(JmsSettings.DECLARATION.settings()).allSatisfy(setting -> assertThat(setting.meaning()).isNotEmpty());
+    assertThat(JmsSettings.TIME_TO_LIVE_SETTING.defaultText()).contains("0");
   }
 
   @Test

@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.outboxer.Ordering;
 import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.spi.RelayContext;
+import dev.outboxer.spi.Setting;
+import dev.outboxer.spi.SettingsCatalog;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -321,6 +324,25 @@ class SqsSettingsTest {
         .hasMessageStartingWith("outbox.orders.sqs.endpoint=http://(hidden)@localhost:9324 holds"
             + " user info")
         .hasMessageNotContaining("s3cr3t");
+  }
+
+  @Test
+  void the_catalog_found_by_the_service_loader_lists_the_declaration_the_relay_reads() {
+    assertThat(ServiceLoader.load(SettingsCatalog.class).stream().map(ServiceLoader.Provider::type))
+        .contains(SqsSettingsCatalog.class);
+    assertThat(new SqsSettingsCatalog().declarations()).containsExactly(SqsSettings.DECLARATION);
+    assertThat(SqsSettings.DECLARATION.title()).isEqualTo("sqs relay");
+    assertThat(SqsSettings.DECLARATION.appliesWhen()).contains("outbox.<name>.relay=sqs");
+    assertThat(SqsSettings.DECLARATION.settings()).allSatisfy(setting -> assertThat(setting.meaning()).isNotEmpty());
+    assertThat(SqsSettings.DECLARATION.settings()).filteredOn(Setting::isSecret).extracting(Setting::key)
+        .containsExactly("secret-access-key", "session-token");
+    assertThat(SqsSettings.API_CALL_TIMEOUT_SETTING.defaultText()).contains("3/4 of relay-timeout");
+  }
+
+  @Test
+  void a_secret_refused_by_its_type_is_not_shown_either() {
+    assertThatThrownBy(() -> SqsSettings.from(context("access-key-id", "AKID", "secret-access-key", " ")))
+        .hasMessageStartingWith("outbox.orders.sqs.secret-access-key=(hidden) is blank");
   }
 
   /** Host names are case-insensitive: an AWS queue URL in capitals is still AWS's, in its region. */

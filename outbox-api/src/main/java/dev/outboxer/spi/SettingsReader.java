@@ -229,8 +229,24 @@ public final class SettingsReader {
    * @param reason why its value is refused, phrased to follow {@code key=value}, with the fix
    */
   public void problem(Setting<?> setting, String reason) {
-    String value = values.getOrDefault(setting.key(), "");
-    String shown = setting.isSecret() ? "(hidden)" : value;
+    problem(setting, setting.isSecret() ? "(hidden)" : values.getOrDefault(setting.key(), ""), reason);
+  }
+
+  /**
+   * Records a problem with a setting, showing {@code shown} in place of its value: {@code
+   * <key>=<shown> <reason> (<where>)}. For a rule about a key that is not set ({@code (not set)}),
+   * or a value of which a part must not be shown (a URL's {@code user:password@}). A {@linkplain
+   * Setting#secret() secret} setting that is set is still shown as {@code (hidden)}, whatever is
+   * passed.
+   *
+   * @param setting the setting
+   * @param shown what to show as its value
+   * @param reason why it is refused, phrased to follow {@code key=value}, with the fix
+   */
+  public void problem(Setting<?> setting, String shown, String reason) {
+    if (setting.isSecret() && values.containsKey(setting.key())) {
+      shown = "(hidden)";
+    }
     String written = writtenKeys.getOrDefault(setting.key(), fullKey(setting.key()));
     problems.add(new OutboxConfigurationException(fullKey(setting.key()), written + "=" + shown + " " + reason
         + (where.isEmpty() ? "" : " (" + where + ")")));

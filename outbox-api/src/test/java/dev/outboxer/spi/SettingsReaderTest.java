@@ -67,6 +67,25 @@ class SettingsReaderTest {
   }
 
   @Test
+  void aProblemCanShowItsOwnValueButNeverASecretThatIsSet() {
+    SettingsReader reader = context(Map.of("destination", "https://user:pw@host/q", "password", "hunter2x"))
+        .settings(DECLARATION);
+    reader.problem(DESTINATION, "https://(hidden)@host/q", "holds user info: remove it");
+    reader.problem(PRIORITY, "(not set)", "is required when destination is set: set it");
+    reader.problem(PASSWORD, "hunter2x", "is wrong");
+    assertThat(reader.problems()).extracting(Throwable::getMessage).containsExactly(
+        "outbox.orders.jms.destination=https://(hidden)@host/q holds user info: remove it (jms relay of outbox"
+            + " 'orders')",
+        "outbox.orders.jms.priority=(not set) is required when destination is set: set it (jms relay of outbox"
+            + " 'orders')",
+        "outbox.orders.jms.password=(hidden) is wrong (jms relay of outbox 'orders')");
+    SettingsReader unset = context(Map.of()).settings(DECLARATION);
+    unset.problem(PASSWORD, "(not set)", "is required");
+    assertThat(unset.problems()).extracting(Throwable::getMessage)
+        .containsExactly("outbox.orders.jms.password=(not set) is required (jms relay of outbox 'orders')");
+  }
+
+  @Test
   void findsKeysSetAsEnvironmentVariablesAndNamesMisspeltOnesAsWritten() {
     SettingsReader reader = context(Map.of("DELIVERY_MODE", "non-persistent", "DESTINATON", "jms/q"))
         .settings(DECLARATION);

@@ -16,25 +16,18 @@ import java.time.Clock;
  * Creates the JMS relay of every outbox configured with {@code outbox.<name>.relay=jms}.
  *
  * <h2>Settings</h2>
- * <table>
- *   <caption>{@code outbox.<name>.jms.*} keys</caption>
- *   <tr><th>key</th><th>default</th><th>meaning</th></tr>
- *   <tr><td>{@value #CONNECTION_FACTORY}</td><td>{@value #DEFAULT_CONNECTION_FACTORY}</td>
- *       <td>JNDI name (or CDI {@code @Named} name) of the {@link ConnectionFactory}</td></tr>
- *   <tr><td>{@value #DESTINATION}</td><td>none: required</td>
- *       <td>JNDI name (or CDI {@code @Named} name) of the queue or topic</td></tr>
- *   <tr><td>{@value #DELIVERY_MODE}</td><td>{@value #DEFAULT_DELIVERY_MODE}</td>
- *       <td>{@code persistent} or {@code non-persistent}</td></tr>
- *   <tr><td>{@value #PRIORITY}</td><td>{@value #DEFAULT_PRIORITY}</td><td>0 to 9</td></tr>
- *   <tr><td>{@value #TIME_TO_LIVE}</td><td>{@value #DEFAULT_TIME_TO_LIVE} (never expires)</td>
- *       <td>{@code 500ms}, {@code 30s}, {@code 10m}, {@code 2h}, {@code 1d} or ISO-8601</td></tr>
- * </table>
- * Any other key under {@code outbox.<name>.jms.} is rejected, so a typo fails the deployment.
+ * The {@code outbox.<name>.jms.*} keys ({@value #CONNECTION_FACTORY}, {@value #DESTINATION},
+ * {@value #DELIVERY_MODE}, {@value #PRIORITY}, {@value #TIME_TO_LIVE}), each with its type, range,
+ * default and meaning, are declared once and listed by {@link JmsSettingsCatalog} for the
+ * configuration reference; only {@value #DESTINATION} is required.
+ * They are read with the SPI's {@link dev.outboxer.spi.SettingsReader}: any other key under
+ * {@code outbox.<name>.jms.} is rejected, naming the nearest known key, so a typo fails the
+ * deployment; every problem is reported at once.
  *
  * <h2>Where the connection factory and the destination come from</h2>
  * For each of the two, in this order:
  * <ol>
- *   <li>JNDI: the configured name, or {@value #DEFAULT_CONNECTION_FACTORY} for an unset
+ *   <li>JNDI: the configured name, or {@code java:comp/DefaultJMSConnectionFactory} for an unset
  *       connection factory. This is the application-server way.</li>
  *   <li>CDI, if the JNDI lookup fails for any reason (no JNDI in Java SE, name not bound): the bean
  *       of type {@link ConnectionFactory} or {@link Destination} qualified
@@ -59,29 +52,17 @@ public class JmsRelayProvider implements RelayProvider {
   /** Key of the connection factory's JNDI or {@code @Named} name. */
   public static final String CONNECTION_FACTORY = "connection-factory";
 
-  /** The platform's default JMS connection factory (Jakarta EE), used when the key is not set. */
-  public static final String DEFAULT_CONNECTION_FACTORY = "java:comp/DefaultJMSConnectionFactory";
-
   /** Key of the destination's JNDI or {@code @Named} name: a queue or a topic. Required. */
   public static final String DESTINATION = "destination";
 
   /** Key of the delivery mode: {@code persistent} or {@code non-persistent}. */
   public static final String DELIVERY_MODE = "delivery-mode";
 
-  /** Messages survive a broker restart by default. */
-  public static final String DEFAULT_DELIVERY_MODE = "persistent";
-
   /** Key of the JMS priority, 0 (lowest) to 9 (highest). */
   public static final String PRIORITY = "priority";
 
-  /** The JMS default priority. */
-  public static final int DEFAULT_PRIORITY = 4;
-
   /** Key of the time-to-live after which the broker may drop an unconsumed message. */
   public static final String TIME_TO_LIVE = "time-to-live";
-
-  /** Messages never expire by default. */
-  public static final String DEFAULT_TIME_TO_LIVE = "0";
 
   @Inject @Any private Instance<ConnectionFactory> connectionFactoryBeans;
 
@@ -145,7 +126,7 @@ public class JmsRelayProvider implements RelayProvider {
     return new JmsRelay(
         context.outbox(),
         connectionFactory,
-        settings.connectionFactory().orElse(DEFAULT_CONNECTION_FACTORY),
+        settings.connectionFactory().orElse(JmsSettings.defaultConnectionFactory()),
         destination,
         settings,
         Clock.systemUTC(),

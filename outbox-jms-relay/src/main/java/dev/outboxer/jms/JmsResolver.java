@@ -1,7 +1,6 @@
 package dev.outboxer.jms;
 
 import static dev.outboxer.jms.JmsRelayProvider.CONNECTION_FACTORY;
-import static dev.outboxer.jms.JmsRelayProvider.DEFAULT_CONNECTION_FACTORY;
 import static dev.outboxer.jms.JmsRelayProvider.DESTINATION;
 import static dev.outboxer.jms.JmsRelayProvider.NAME;
 
@@ -64,7 +63,7 @@ final class JmsResolver {
 
   private <T> T resolve(String key, Optional<String> configured, Class<T> type, Instance<T> beans) {
     String fullKey = context.fullKey(NAME, key);
-    String jndiName = configured.orElse(DEFAULT_CONNECTION_FACTORY);
+    String jndiName = configured.orElse(JmsSettings.defaultConnectionFactory());
     String setting = configured.map(name -> fullKey + "=" + name).orElse(fullKey + " (not set)");
 
     String jndiProblem;

@@ -1,9 +1,6 @@
 package dev.outboxer.jms;
 
 import static dev.outboxer.jms.JmsRelayProvider.CONNECTION_FACTORY;
-import static dev.outboxer.jms.JmsRelayProvider.DEFAULT_DELIVERY_MODE;
-import static dev.outboxer.jms.JmsRelayProvider.DEFAULT_PRIORITY;
-import static dev.outboxer.jms.JmsRelayProvider.DEFAULT_TIME_TO_LIVE;
 import static dev.outboxer.jms.JmsRelayProvider.DELIVERY_MODE;
 import static dev.outboxer.jms.JmsRelayProvider.DESTINATION;
 import static dev.outboxer.jms.JmsRelayProvider.NAME;
@@ -11,21 +8,21 @@ import static dev.outboxer.jms.JmsRelayProvider.PRIORITY;
 import static dev.outboxer.jms.JmsRelayProvider.TIME_TO_LIVE;
 
 import dev.outboxer.OutboxConfigurationException;
-import dev.outboxer.spi.ConfigDurations;
 import dev.outboxer.spi.ConfigKeyNames;
 import dev.outboxer.spi.RelayContext;
+import dev.outboxer.spi.Setting;
+import dev.outboxer.spi.SettingsDeclaration;
+import dev.outboxer.spi.SettingsReader;
 import jakarta.jms.DeliveryMode;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.function.Supplier;
 
 /**
- * The validated {@code outbox.<name>.jms.*} settings of one outbox.
+ * The validated {@code outbox.<name>.jms.*} settings of one outbox, read with the SPI's {@link
+ * SettingsReader} from the keys declared here (listed for the reference by {@link
+ * JmsSettingsCatalog}).
  *
  * @param connectionFactory the configured connection factory name, empty for the default
  * @param destination the configured destination name
@@ -40,124 +37,61 @@ record JmsSettings(
     int priority,
     long timeToLiveMillis) {
 
-  private static final Set<String> KEYS =
-      Set.of(CONNECTION_FACTORY, DESTINATION, DELIVERY_MODE, PRIORITY, TIME_TO_LIVE);
+  /** {@code outbox.<name>.jms.connection-factory}. */
+  static final Setting<String> CONNECTION_FACTORY_SETTING = Setting.jndiName(CONNECTION_FACTORY)
+      .withDefault("java:comp/DefaultJMSConnectionFactory")
+      .meaning("JNDI name of the `ConnectionFactory` (the default is the platform's); in Java SE the `@Named` name"
+          + " of a CDI bean (unset: the `@Default` `ConnectionFactory` bean)");
+  /** {@code outbox.<name>.jms.destination}. */
+  static final Setting<String> DESTINATION_SETTING = Setting.jndiName(DESTINATION).required()
+      .meaning("JNDI name of the queue or topic; in Java SE the `@Named` name of a CDI bean of type `Destination`"
+          + " (a `Queue` or `Topic` producer qualifies)");
+  /** {@code outbox.<name>.jms.delivery-mode}. */
+  static final Setting<Integer> DELIVERY_MODE_SETTING = Setting.oneOf(DELIVERY_MODE, "delivery mode",
+          deliveryModes())
+      .withDefault(DeliveryMode.PERSISTENT)
+      .meaning("`persistent`: messages survive a broker restart; `non-persistent`: they may not");
+  /** {@code outbox.<name>.jms.priority}. */
+  static final Setting<Integer> PRIORITY_SETTING = Setting.integer(PRIORITY, 0, 9).withDefault(4)
+      .meaning("JMS priority, `0` (lowest) to `9` (highest)");
+  /** {@code outbox.<name>.jms.time-to-live}; far beyond any sensible expiry, and safely inside long milliseconds. */
+  static final Setting<Duration> TIME_TO_LIVE_SETTING =
+      Setting.duration(TIME_TO_LIVE, Duration.ZERO, Duration.ofDays(365L * 1000)).withDefault(Duration.ZERO)
+          .meaning("how long the broker keeps an unconsumed message before it may drop it; `0`: never expires");
 
-  /** Far beyond any sensible expiry, and safely inside {@code long} milliseconds. */
-  private static final Duration MAX_TIME_TO_LIVE = Duration.ofDays(365L * 1000);
-
+  /** Every {@code outbox.<name>.jms.*} key: any other is refused, naming the nearest known one. */
+  static final SettingsDeclaration DECLARATION = SettingsDeclaration.of(NAME + " relay", "outbox-jms-relay",
+          "outbox." + ConfigKeyNames.NAME + "." + NAME + ".", CONNECTION_FACTORY_SETTING, DESTINATION_SETTING,
+          DELIVERY_MODE_SETTING, PRIORITY_SETTING, TIME_TO_LIVE_SETTING)
+      .appliesWhen("outbox." + ConfigKeyNames.NAME + ".relay=" + NAME);
 
   /**
-   * Reads and validates the provider's keys, reporting every problem at once.
+   * Reads and validates the provider's keys, reporting every problem at once: unknown keys (with
+   * the nearest known one), a missing destination, and values out of range.
    *
    * @throws OutboxConfigurationException naming the key and the value of the first bad setting,
    *     with every further one suppressed in it
    */
-  static JmsSettings from(RelayContext configured) {
-    // Keys set as environment variables (OUTBOX_<NAME>_JMS_DELIVERY_MODE) renamed to the keys they stand for.
-    RelayContext context = configured.withKeys(KEYS);
-    List<OutboxConfigurationException> problems = new ArrayList<>();
-    List<String> fullKeys = KEYS.stream().map(known -> context.fullKey(NAME, known)).toList();
-    for (String key : new TreeSet<>(context.properties().keySet())) {
-      if (!KEYS.contains(key)) {
-        String written = context.writtenKey(NAME, key);
-        problems.add(new OutboxConfigurationException(
-            context.fullKey(NAME, key),
-            written + " is not a setting of the jms relay (a typo?)."
-                + ConfigKeyNames.didYouMean(written, fullKeys)
-                + " Known keys: " + new TreeSet<>(KEYS) + " under outbox." + context.outbox()
-                + ".jms."));
-      }
-    }
-    Optional<String> destination = context.property(DESTINATION).map(String::strip);
-    if (destination.isEmpty()) {
-      try {
-        context.requiredProperty(NAME, DESTINATION);
-      } catch (OutboxConfigurationException missing) {
-        problems.add(missing);
-      }
-    }
-    int deliveryMode = collect(problems, () -> deliveryMode(context), DeliveryMode.PERSISTENT);
-    int priority = collect(problems, () -> priority(context), DEFAULT_PRIORITY);
-    long timeToLive = collect(problems, () -> timeToLive(context), 0L);
-    if (!problems.isEmpty()) {
-      OutboxConfigurationException first = problems.get(0);
-      problems.subList(1, problems.size()).forEach(first::addSuppressed);
-      throw first;
-    }
-    return new JmsSettings(
-        context.property(CONNECTION_FACTORY).map(String::strip),
-        destination.get(),
-        deliveryMode,
-        priority,
-        timeToLive);
+  static JmsSettings from(RelayContext context) {
+    SettingsReader reader = context.settings(DECLARATION);
+    Optional<String> connectionFactory = reader.optional(CONNECTION_FACTORY_SETTING);
+    String destination = reader.get(DESTINATION_SETTING);
+    int deliveryMode = reader.get(DELIVERY_MODE_SETTING);
+    int priority = reader.get(PRIORITY_SETTING);
+    Duration timeToLive = reader.get(TIME_TO_LIVE_SETTING);
+    reader.throwIfAny();
+    return new JmsSettings(connectionFactory, destination, deliveryMode, priority, timeToLive.toMillis());
   }
 
-  private static <T> T collect(
-      List<OutboxConfigurationException> problems, Supplier<T> read, T placeholder) {
-    try {
-      return read.get();
-    } catch (OutboxConfigurationException problem) {
-      problems.add(problem);
-      return placeholder;
-    }
+  /** @return the connection factory's JNDI name when {@code connection-factory} is not set */
+  static String defaultConnectionFactory() {
+    return CONNECTION_FACTORY_SETTING.defaultValue().orElseThrow();
   }
 
-  private static int deliveryMode(RelayContext context) {
-    String value = context.property(DELIVERY_MODE).orElse(DEFAULT_DELIVERY_MODE).strip();
-    return switch (value.toLowerCase(Locale.ROOT)) {
-      case "persistent" -> DeliveryMode.PERSISTENT;
-      case "non-persistent" -> DeliveryMode.NON_PERSISTENT;
-      default -> throw invalid(context, DELIVERY_MODE, value, "persistent or non-persistent");
-    };
-  }
-
-  private static int priority(RelayContext context) {
-    String value = context.property(PRIORITY).orElse(String.valueOf(DEFAULT_PRIORITY)).strip();
-    try {
-      int priority = Integer.parseInt(value);
-      if (priority >= 0 && priority <= 9) {
-        return priority;
-      }
-    } catch (NumberFormatException e) {
-      // reported below, with the rule
-    }
-    throw invalid(context, PRIORITY, value, "a whole number from 0 (lowest) to 9 (highest)");
-  }
-
-  private static long timeToLive(RelayContext context) {
-    String value = context.property(TIME_TO_LIVE).orElse(DEFAULT_TIME_TO_LIVE).strip();
-    Duration duration = parseDuration(value);
-    if (duration != null && !duration.isNegative() && duration.compareTo(MAX_TIME_TO_LIVE) <= 0) {
-      return duration.toMillis();
-    }
-    throw invalid(
-        context,
-        TIME_TO_LIVE,
-        value,
-        "0 (never expires) or a positive duration with a unit, such as 500ms, 30s, 10m, 2h, 1d"
-            + " or ISO-8601 PT30S");
-  }
-
-  /**
-   * Returns {@code null} if the text is not a duration. {@code 0} is the time-to-live's own word for
-   * "never expires" (JMS's 0); anything else is parsed as every module parses durations.
-   */
-  private static Duration parseDuration(String text) {
-    if (text.equals("0")) {
-      return Duration.ZERO;
-    }
-    try {
-      return ConfigDurations.parse(text);
-    } catch (IllegalArgumentException notADuration) {
-      return null;
-    }
-  }
-
-  private static OutboxConfigurationException invalid(
-      RelayContext context, String key, String value, String rule) {
-    String fullKey = context.fullKey(NAME, key);
-    return new OutboxConfigurationException(
-        fullKey, fullKey + "=" + value + " is not valid: expected " + rule + ".");
+  private static Map<String, Integer> deliveryModes() {
+    Map<String, Integer> modes = new LinkedHashMap<>();
+    modes.put("persistent", DeliveryMode.PERSISTENT);
+    modes.put("non-persistent", DeliveryMode.NON_PERSISTENT);
+    return modes;
   }
 }

@@ -28,7 +28,7 @@ class JmsRelayKeyTyposTest {
             "outbox.orders.jms.destinaton", "jms/orders")).start().close())
         .isInstanceOf(DeploymentException.class)
         .hasStackTraceContaining("outbox.orders.partiton is not a key Outboxer knows")
-        .hasStackTraceContaining("outbox.orders.jms.destinaton is not a setting of the jms relay (a typo?)."
+        .hasStackTraceContaining("outbox.orders.jms.destinaton is not a setting of the jms relay of outbox 'orders'."
             + " Did you mean outbox.orders.jms.destination?");
   }
 

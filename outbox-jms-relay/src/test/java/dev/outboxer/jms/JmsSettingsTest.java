@@ -7,6 +7,7 @@ import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.Ordering;
 import dev.outboxer.spi.MessageConstraints;
 import dev.outboxer.spi.RelayContext;
+import dev.outboxer.spi.SettingsCatalog;
 import jakarta.jms.DeliveryMode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -59,14 +61,15 @@ class JmsSettingsTest {
 
   @ParameterizedTest
   @CsvSource({
-    "delivery-mode, sometimes, persistent or non-persistent",
-    "priority, 10, 0 (lowest) to 9 (highest)",
-    "priority, high, 0 (lowest) to 9 (highest)",
-    "time-to-live, 5, with a unit",
-    "time-to-live, -1s, with a unit",
-    "time-to-live, PT-1S, with a unit",
-    "time-to-live, 99999999999999999999d, with a unit",
-    "destinaton, jms/orders, not a setting of the jms relay",
+    "delivery-mode, sometimes, is not a delivery mode: use persistent or non-persistent",
+    "priority, 10, is out of range: use a number from 0 to 9",
+    "priority, high, is not a number: use a whole number from 0 to 9",
+    "time-to-live, 5, is not a duration: expected a number with a unit",
+    "time-to-live, -1s, is not a duration: expected a number with a unit",
+    "time-to-live, PT-1S, is negative: use 0 or a positive duration",
+    "time-to-live, 99999999999999999999d, is not a duration",
+    "time-to-live, 365001d, is too long: the limit is 365000d",
+    "destinaton, jms/orders, not a setting of the jms relay of outbox 'orders'",
   })
   void rejectsAnInvalidSettingNamingTheKeyTheValueAndTheRule(String key, String value, String rule) {
     Map<String, String> properties = new HashMap<>(Map.of("destination", "jms/orders"));
@@ -75,10 +78,18 @@ class JmsSettingsTest {
     assertThatThrownBy(() -> JmsSettings.from(context(properties)))
         .isInstanceOf(OutboxConfigurationException.class)
         .hasMessageContaining("outbox.orders.jms." + key)
-        .hasMessageContaining(key.equals("destinaton") ? "Known keys" : "=" + value)
+        .hasMessageContaining(key.equals("destinaton") ? "Known keys" : "=" + value + " " + rule)
         .hasMessageContaining(rule)
         .extracting(e -> ((OutboxConfigurationException) e).key())
         .isEqualTo("outbox.orders.jms." + key);
+  }
+
+  @Test
+  void aBlankValueIsRefusedNamingTheDefault() {
+    assertThatThrownBy(() -> JmsSettings.from(context(Map.of("destination", "q", "priority", " "))))
+        .isInstanceOf(OutboxConfigurationException.class)
+        .hasMessage("outbox.orders.jms.priority=  is blank: remove the key for the default (4) or give it a value"
+            + " (jms relay of outbox 'orders')");
   }
 
   @Test
@@ -111,6 +122,17 @@ class JmsSettingsTest {
               .anySatisfy(message -> assertThat(message)
                   .contains("outbox.orders.jms.time-to-live=5"));
         });
+  }
+
+  @Test
+  void theCatalogFoundByTheServiceLoaderListsTheDeclarationTheRelayReads() {
+    assertThat(ServiceLoader.load(SettingsCatalog.class).stream().map(ServiceLoader.Provider::type))
+        .contains(JmsSettingsCatalog.class);
+    assertThat(new JmsSettingsCatalog().declarations()).containsExactly(JmsSettings.DECLARATION);
+    assertThat(JmsSettings.DECLARATION.title()).isEqualTo("jms relay");
+    assertThat(JmsSettings.DECLARATION.appliesWhen()).contains("outbox.<name>.relay=jms");
+    assertThat(JmsSettings.DECLARATION.settings()).allSatisfy(setting -> assertThat(setting.meaning()).isNotEmpty());
+    assertThat(JmsSettings.TIME_TO_LIVE_SETTING.defaultText()).contains("0");
   }
 
   @Test

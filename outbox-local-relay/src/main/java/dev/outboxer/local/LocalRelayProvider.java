@@ -37,7 +37,10 @@ import javax.naming.NamingException;
  *       an {@link OutboxMessageHandler} its message class's type. Not needed for handlers selected
  *       by {@link HandlesOutbox} or by their message class's {@code @Outboxed}.</td></tr>
  * </table>
- * Any other key under {@code outbox.<name>.local.} is rejected, naming the nearest known key.
+ * The key is declared once, with its type, default and meaning, and listed by {@link
+ * LocalSettingsCatalog} for the configuration reference; it is read with the SPI's {@link
+ * dev.outboxer.spi.SettingsReader}. Any other key under {@code outbox.<name>.local.} is rejected,
+ * naming the nearest known key.
  *
  * <h2>Checked at deployment</h2>
  * Every outbox with {@code relay=local} has at least one handler; no two handlers take the same

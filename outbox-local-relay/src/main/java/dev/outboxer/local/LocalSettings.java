@@ -6,48 +6,39 @@ import static dev.outboxer.local.LocalRelayProvider.NAME;
 import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.spi.ConfigKeyNames;
 import dev.outboxer.spi.RelayContext;
-import java.util.ArrayList;
+import dev.outboxer.spi.Setting;
+import dev.outboxer.spi.SettingsDeclaration;
+import dev.outboxer.spi.SettingsReader;
 import java.util.List;
-import java.util.Set;
-import java.util.TreeSet;
 
 /**
- * The {@code outbox.<name>.local.*} settings of one outbox, checked.
+ * The {@code outbox.<name>.local.*} settings of one outbox, declared here once (listed for the
+ * reference by {@link LocalSettingsCatalog}) and read with the SPI's {@link SettingsReader}.
  *
- * @param handlerNames the bean names listed in {@code handler}, in order; empty if it is not set
+ * @param handlerNames the bean names listed in {@code handler}, in order, each once; empty if it is not set
  */
 record LocalSettings(List<String> handlerNames) {
 
-  static final Set<String> KEYS = Set.of(HANDLER);
+  /** {@code outbox.<name>.local.handler}. */
+  static final Setting<List<String>> HANDLER_SETTING = Setting.list(HANDLER)
+      .withDefault(List.of(), "none")
+      .meaning("`@Named` names of handler beans for this outbox: an `OutboxHandler` takes every type of the outbox"
+          + " (unless its `@HandlesOutbox` names one), an `OutboxMessageHandler` its message class's type. Not needed"
+          + " for handlers selected by `@HandlesOutbox` or by their message class's `@Outboxed`");
+
+  /** Every {@code outbox.<name>.local.*} key: any other is refused, naming the nearest known one. */
+  static final SettingsDeclaration DECLARATION = SettingsDeclaration.of(NAME + " relay", "outbox-local-relay",
+          "outbox." + ConfigKeyNames.NAME + "." + NAME + ".", HANDLER_SETTING)
+      .appliesWhen("outbox." + ConfigKeyNames.NAME + ".relay=" + NAME);
 
   /**
-   * Reads the settings, adding a problem (naming key, value and fix) for each one it cannot accept.
+   * Reads the settings, adding a problem (naming key, value and fix) for each one it cannot accept:
+   * an unknown key (with the nearest known one), an empty element in the handler list.
    */
-  static LocalSettings read(RelayContext configured, List<OutboxConfigurationException> problems) {
-    // Keys set as environment variables (OUTBOX_<NAME>_LOCAL_HANDLER) renamed to the keys they stand for.
-    RelayContext context = configured.withKeys(KEYS);
-    for (String key : new TreeSet<>(context.properties().keySet())) {
-      if (!KEYS.contains(key)) {
-        String written = context.writtenKey(NAME, key);
-        problems.add(new OutboxConfigurationException(context.fullKey(NAME, key), written
-            + " is not a setting of the local relay."
-            + ConfigKeyNames.didYouMean(written, KEYS.stream().map(known -> context.fullKey(NAME, known)).toList())
-            + " Known keys under outbox." + context.outbox() + ".local.: " + new TreeSet<>(KEYS) + "."));
-      }
-    }
-    List<String> names = new ArrayList<>();
-    context.property(HANDLER).ifPresent(value -> {
-      for (String name : value.split(",")) {
-        String trimmed = name.strip();
-        if (trimmed.isEmpty()) {
-          String fullKey = context.fullKey(NAME, HANDLER);
-          problems.add(new OutboxConfigurationException(fullKey, fullKey + "=" + value + " has an empty bean name:"
-              + " list the @Named names of handler beans, separated by commas"));
-        } else if (!names.contains(trimmed)) {
-          names.add(trimmed);
-        }
-      }
-    });
-    return new LocalSettings(List.copyOf(names));
+  static LocalSettings read(RelayContext context, List<OutboxConfigurationException> problems) {
+    SettingsReader reader = context.settings(DECLARATION);
+    List<String> names = reader.get(HANDLER_SETTING).stream().distinct().toList();
+    problems.addAll(reader.problems());
+    return new LocalSettings(names);
   }
 }

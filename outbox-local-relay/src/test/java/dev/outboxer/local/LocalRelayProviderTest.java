@@ -116,8 +116,8 @@ class LocalRelayProviderTest {
     assertThatThrownBy(() -> provider.validate(context("tpyo", Map.of("handlr", "x"))))
         .isInstanceOfSatisfying(OutboxConfigurationException.class,
             e -> assertThat(e.key()).isEqualTo("outbox.tpyo.local.handlr"))
-        .hasMessage("outbox.tpyo.local.handlr is not a setting of the local relay. Did you mean"
-            + " outbox.tpyo.local.handler? Known keys under outbox.tpyo.local.: [handler].");
+        .hasMessage("outbox.tpyo.local.handlr is not a setting of the local relay of outbox 'tpyo'. Did you mean"
+            + " outbox.tpyo.local.handler? Known keys under outbox.tpyo.local.: [handler]");
   }
 
   @Test

@@ -1,14 +1,17 @@
 package dev.outboxer.sqs;
 
-import static dev.outboxer.sqs.SqsRelayProvider.ACCESS_KEY_ID;
-import static dev.outboxer.sqs.SqsRelayProvider.ENDPOINT;
-import static dev.outboxer.sqs.SqsRelayProvider.QUEUE_NAME;
-import static dev.outboxer.sqs.SqsRelayProvider.QUEUE_URL;
-import static dev.outboxer.sqs.SqsRelayProvider.REGION;
-import static dev.outboxer.sqs.SqsRelayProvider.SECRET_ACCESS_KEY;
-import static dev.outboxer.sqs.SqsRelayProvider.SESSION_TOKEN;
+import static dev.outboxer.sqs.SqsSettings.ACCESS_KEY_ID_SETTING;
+import static dev.outboxer.sqs.SqsSettings.ENDPOINT_SETTING;
+import static dev.outboxer.sqs.SqsSettings.QUEUE_NAME_SETTING;
+import static dev.outboxer.sqs.SqsSettings.QUEUE_URL_SETTING;
+import static dev.outboxer.sqs.SqsSettings.REGION_SETTING;
+import static dev.outboxer.sqs.SqsSettings.SECRET_ACCESS_KEY_SETTING;
+import static dev.outboxer.sqs.SqsSettings.SESSION_TOKEN_SETTING;
 
 import dev.outboxer.Ordering;
+import dev.outboxer.spi.RelayContext;
+import dev.outboxer.spi.Setting;
+import dev.outboxer.spi.SettingsReader;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Optional;
@@ -17,7 +20,8 @@ import java.util.regex.Pattern;
 
 /**
  * Where the relay sends and as whom: the queue (URL or name, FIFO or standard), the endpoint, the
- * region and the credentials, read from {@code outbox.<name>.sqs.*}. Problems go to the reader.
+ * region and the credentials, read from {@code outbox.<name>.sqs.*} with the SPI's reader, which
+ * collects every problem.
  */
 final class SqsQueueSettings {
 
@@ -31,7 +35,8 @@ final class SqsQueueSettings {
           + "|([a-z0-9-]+)\\.queue\\.amazonaws\\.com(?:\\.cn)?)");
 
   private final SettingsReader reader;
-  private final String queueKey;
+  private final RelayContext context;
+  private final Setting<String> queueKey;
   private final String queueValue;
   private final Optional<URI> queueUrl;
   private final String queueName;
@@ -42,36 +47,39 @@ final class SqsQueueSettings {
   private final Optional<String> secretAccessKey;
   private final Optional<String> sessionToken;
 
-  SqsQueueSettings(SettingsReader reader) {
+  SqsQueueSettings(SettingsReader reader, RelayContext context) {
     this.reader = reader;
-    String outbox = reader.context().outbox();
-    Optional<String> url = reader.text(QUEUE_URL);
-    Optional<String> name = reader.text(QUEUE_NAME);
-    if (url.isPresent() && name.isPresent()) {
-      reader.problem(QUEUE_NAME, name.get(), "is set together with " + reader.fullKey(QUEUE_URL)
-          + "; the queue must be named once", "remove one of the two");
-    } else if (url.isEmpty() && name.isEmpty()) {
-      reader.problem(QUEUE_URL, "(not set)", "is required: the sqs relay needs the queue to send"
-          + " to", "set it to the queue's URL, e.g. https://sqs.eu-west-1.amazonaws.com/"
-          + "123456789012/" + outbox + ".fifo, or set " + reader.fullKey(QUEUE_NAME) + " instead");
+    this.context = context;
+    String outbox = context.outbox();
+    boolean urlSet = reader.isSet(QUEUE_URL_SETTING);
+    boolean nameSet = reader.isSet(QUEUE_NAME_SETTING);
+    if (urlSet && nameSet) {
+      reader.problem(QUEUE_NAME_SETTING, "is set together with " + reader.fullKey(QUEUE_URL_SETTING.key())
+          + "; the queue must be named once; remove one of the two");
+    } else if (!urlSet && !nameSet) {
+      reader.problem(QUEUE_URL_SETTING, "(not set)", "is required: the sqs relay needs the queue to send to;"
+          + " set it to the queue's URL, e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/" + outbox
+          + ".fifo, or set " + reader.fullKey(QUEUE_NAME_SETTING.key()) + " instead");
     }
-    this.queueKey = url.isPresent() ? QUEUE_URL : QUEUE_NAME;
+    Optional<String> url = reader.optional(QUEUE_URL_SETTING);
+    Optional<String> name = reader.optional(QUEUE_NAME_SETTING);
+    this.queueKey = url.isPresent() ? QUEUE_URL_SETTING : QUEUE_NAME_SETTING;
     this.queueValue = withoutUserInfo(url.or(() -> name).orElse(""));
     this.queueUrl = url.flatMap(this::queueUrl);
     this.queueName = queueUrl.map(SqsQueueSettings::lastPathSegment).or(() -> name).orElse("");
     if (!queueName.isEmpty() && !SqsRules.isQueueName(queueName)) {
       reader.problem(queueKey, queueValue, "does not name a valid SQS queue: '" + queueName
           + "' must have 1 to 80 letters, digits, '-' or '_', a FIFO queue's name ending in"
-          + " .fifo (counted)", "check the queue's name");
+          + " .fifo (counted); check the queue's name");
     }
     this.fifo = SqsRules.isFifoQueueName(queueName);
-    this.endpoint = reader.text(ENDPOINT).flatMap(this::endpoint).or(this::endpointOfLocalQueue);
-    this.region = reader.text(REGION).flatMap(this::region).or(this::regionOfQueueUrl);
-    this.accessKeyId = reader.text(ACCESS_KEY_ID);
-    this.secretAccessKey = reader.text(SECRET_ACCESS_KEY);
-    this.sessionToken = reader.text(SESSION_TOKEN);
+    this.endpoint = reader.optional(ENDPOINT_SETTING).flatMap(this::endpoint).or(this::endpointOfLocalQueue);
+    this.region = reader.optional(REGION_SETTING).flatMap(this::region).or(this::regionOfQueueUrl);
+    this.accessKeyId = reader.optional(ACCESS_KEY_ID_SETTING);
+    this.secretAccessKey = reader.optional(SECRET_ACCESS_KEY_SETTING);
+    this.sessionToken = reader.optional(SESSION_TOKEN_SETTING);
     checkCredentials();
-    checkOrdering(reader.context().ordering());
+    checkOrdering(context.ordering());
   }
 
   Optional<URI> queueUrl() {
@@ -88,7 +96,7 @@ final class SqsQueueSettings {
   }
 
   String queueSetting() {
-    return reader.fullKey(queueKey) + "=" + queueValue;
+    return reader.fullKey(queueKey.key()) + "=" + queueValue;
   }
 
   boolean fifo() {
@@ -117,15 +125,14 @@ final class SqsQueueSettings {
 
   private Optional<URI> queueUrl(String value) {
     URI uri = uri(value);
-    if (hasUserInfo(QUEUE_URL, uri, value)) {
+    if (hasUserInfo(QUEUE_URL_SETTING, uri, value)) {
       return Optional.empty();
     }
     if (uri == null || !isHttp(uri) || uri.getRawQuery() != null || uri.getRawFragment() != null
         || lastPathSegment(uri).isEmpty()) {
-      reader.problem(QUEUE_URL, value, "is not a queue URL (http or https, a host, and a path"
-          + " ending in the queue name)", "copy the URL from the SQS console or from GetQueueUrl,"
-          + " e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/"
-          + reader.context().outbox() + ".fifo");
+      reader.problem(QUEUE_URL_SETTING, "is not a queue URL (http or https, a host, and a path"
+          + " ending in the queue name); copy the URL from the SQS console or from GetQueueUrl,"
+          + " e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/" + context.outbox() + ".fifo");
       return Optional.empty();
     }
     return Optional.of(uri);
@@ -133,14 +140,14 @@ final class SqsQueueSettings {
 
   private Optional<URI> endpoint(String value) {
     URI uri = uri(value);
-    if (hasUserInfo(ENDPOINT, uri, value)) {
+    if (hasUserInfo(ENDPOINT_SETTING, uri, value)) {
       return Optional.empty();
     }
     if (uri == null || !isHttp(uri) || uri.getRawQuery() != null || uri.getRawFragment() != null
         || (uri.getRawPath() != null && !uri.getRawPath().isEmpty()
             && !uri.getRawPath().equals("/"))) {
-      reader.problem(ENDPOINT, value, "is not an endpoint URL (http or https, a host and an"
-          + " optional port, no path)", "set e.g. http://localhost:9324 for ElasticMQ, or remove"
+      reader.problem(ENDPOINT_SETTING, "is not an endpoint URL (http or https, a host and an"
+          + " optional port, no path); set e.g. http://localhost:9324 for ElasticMQ, or remove"
           + " it to use the region's AWS endpoint");
       return Optional.empty();
     }
@@ -154,14 +161,14 @@ final class SqsQueueSettings {
    *
    * @return whether the URL has user info (and a problem was recorded)
    */
-  private boolean hasUserInfo(String key, URI uri, String value) {
+  private boolean hasUserInfo(Setting<String> key, URI uri, String value) {
     if (uri == null || uri.getRawUserInfo() == null) {
       return false;
     }
     reader.problem(key, withoutUserInfo(value), "holds user info (user:password@), which the"
-        + " sqs relay does not use and would show in every error", "remove it; set static"
-        + " credentials with " + reader.fullKey(ACCESS_KEY_ID) + " and "
-        + reader.fullKey(SECRET_ACCESS_KEY) + ", or leave them to the SDK's default chain");
+        + " sqs relay does not use and would show in every error; remove it; set static"
+        + " credentials with " + reader.fullKey(ACCESS_KEY_ID_SETTING.key()) + " and "
+        + reader.fullKey(SECRET_ACCESS_KEY_SETTING.key()) + ", or leave them to the SDK's default chain");
     return true;
   }
 
@@ -182,17 +189,16 @@ final class SqsQueueSettings {
   private Optional<String> region(String value) {
     Pattern rule = endpoint.isPresent() ? ANY_REGION : AWS_REGION;
     if (!rule.matcher(value).matches()) {
-      reader.problem(REGION, value, endpoint.isPresent()
+      reader.problem(REGION_SETTING, (endpoint.isPresent()
               ? "is not a region name (lower-case letters, digits and '-')"
-              : "is not an AWS region name such as eu-west-1 or us-east-1",
-          "set the region of the queue");
+              : "is not an AWS region name such as eu-west-1 or us-east-1")
+          + "; set the region of the queue");
       return Optional.empty();
     }
     String urlRegion = queueUrl.map(SqsQueueSettings::awsRegionOf).orElse(null);
     if (urlRegion != null && !urlRegion.equals(value)) {
-      reader.problem(REGION, value, "differs from the region of " + reader.fullKey(QUEUE_URL)
-          + " (" + urlRegion + ")", "remove it (the queue URL tells the region) or fix one of"
-          + " them");
+      reader.problem(REGION_SETTING, "differs from the region of " + reader.fullKey(QUEUE_URL_SETTING.key())
+          + " (" + urlRegion + "); remove it (the queue URL tells the region) or fix one of them");
     }
     return Optional.of(value);
   }
@@ -210,21 +216,21 @@ final class SqsQueueSettings {
   }
 
   private void checkCredentials() {
-    String id = reader.fullKey(ACCESS_KEY_ID);
-    String secret = reader.fullKey(SECRET_ACCESS_KEY);
-    if (accessKeyId.isPresent() && secretAccessKey.isEmpty()) {
-      reader.problem(SECRET_ACCESS_KEY, "(not set)", "is required when " + id + " is set: static"
-          + " credentials are a pair", "set it, or remove " + id + " to use the SDK's default"
+    String id = reader.fullKey(ACCESS_KEY_ID_SETTING.key());
+    String secret = reader.fullKey(SECRET_ACCESS_KEY_SETTING.key());
+    if (accessKeyId.isPresent() && !reader.isSet(SECRET_ACCESS_KEY_SETTING)) {
+      reader.problem(SECRET_ACCESS_KEY_SETTING, "(not set)", "is required when " + id + " is set: static"
+          + " credentials are a pair; set it, or remove " + id + " to use the SDK's default"
           + " credentials chain");
     }
-    if (secretAccessKey.isPresent() && accessKeyId.isEmpty()) {
-      reader.problem(ACCESS_KEY_ID, "(not set)", "is required when " + secret + " is set: static"
-          + " credentials are a pair", "set it, or remove " + secret + " to use the SDK's default"
+    if (secretAccessKey.isPresent() && !reader.isSet(ACCESS_KEY_ID_SETTING)) {
+      reader.problem(ACCESS_KEY_ID_SETTING, "(not set)", "is required when " + secret + " is set: static"
+          + " credentials are a pair; set it, or remove " + secret + " to use the SDK's default"
           + " credentials chain");
     }
-    if (sessionToken.isPresent() && accessKeyId.isEmpty()) {
-      reader.problem(SESSION_TOKEN, "(hidden)", "only works with " + id + " and " + secret
-          + " (temporary credentials)", "set them, or remove it");
+    if (sessionToken.isPresent() && !reader.isSet(ACCESS_KEY_ID_SETTING)) {
+      reader.problem(SESSION_TOKEN_SETTING, "only works with " + id + " and " + secret
+          + " (temporary credentials); set them, or remove it");
     }
   }
 
@@ -232,11 +238,11 @@ final class SqsQueueSettings {
     if (!queueKnown() || fifo || ordering == Ordering.NONE) {
       return;
     }
-    String outbox = reader.context().outbox();
+    String outbox = context.outbox();
     reader.problem(queueKey, queueValue, "names a standard queue (its name does not end in"
         + " .fifo), but outbox '" + outbox + "' has ordering=" + ordering.configValue()
         + ". Standard queues do not keep the order of messages (they deliver in any order and may"
-        + " deliver a message twice), so the outbox's order would be lost", "use a FIFO queue"
+        + " deliver a message twice), so the outbox's order would be lost; use a FIFO queue"
         + " (its name ends in .fifo), or set outbox." + outbox + ".ordering=none if the order"
         + " does not matter");
   }

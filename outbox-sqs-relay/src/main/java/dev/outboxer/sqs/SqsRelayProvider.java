@@ -10,39 +10,14 @@ import jakarta.enterprise.context.ApplicationScoped;
  * Creates the Amazon SQS relay of every outbox configured with {@code outbox.<name>.relay=sqs}.
  *
  * <h2>Settings</h2>
- * <table>
- *   <caption>{@code outbox.<name>.sqs.*} keys</caption>
- *   <tr><th>key</th><th>default</th><th>meaning</th></tr>
- *   <tr><td>{@value #QUEUE_URL}</td><td>none: this or {@value #QUEUE_NAME} is required</td>
- *       <td>the queue's URL, e.g. {@code https://sqs.eu-west-1.amazonaws.com/123456789012/orders.fifo}</td></tr>
- *   <tr><td>{@value #QUEUE_NAME}</td><td>none</td>
- *       <td>the queue's name instead of its URL; the URL is asked of SQS (GetQueueUrl) before the
- *       first batch</td></tr>
- *   <tr><td>{@value #REGION}</td><td>from the queue URL's host, else the SDK's region chain</td>
- *       <td>the AWS region, e.g. {@code eu-west-1}</td></tr>
- *   <tr><td>{@value #ENDPOINT}</td><td>the region's AWS endpoint; for a queue URL outside AWS its
- *       scheme, host and port</td><td>endpoint override, e.g. ElasticMQ or LocalStack</td></tr>
- *   <tr><td>{@value #ACCESS_KEY_ID}, {@value #SECRET_ACCESS_KEY}, {@value #SESSION_TOKEN}</td>
- *       <td>the SDK's default credentials chain</td><td>static credentials; the first two go
- *       together</td></tr>
- *   <tr><td>{@value #UNGROUPED_GROUP_IDS}</td><td>{@value #DEFAULT_UNGROUPED_GROUP_COUNT} ids
- *       {@code outbox-ungrouped-0} ... {@code -9}</td><td>FIFO: the MessageGroupIds that messages
- *       without group key are spread over (comma-separated)</td></tr>
- *   <tr><td>{@value #TOTAL_GROUP_ID}</td><td>the outbox name</td><td>FIFO with {@code
- *       ordering=total}: the one MessageGroupId of every message</td></tr>
- *   <tr><td>{@value #DEDUPLICATION_ID_PREFIX}</td><td>empty</td><td>FIFO: put before the message
- *       id in MessageDeduplicationId, for a queue that several databases send to</td></tr>
- *   <tr><td>{@value #BATCH_SIZE}</td><td>{@value #DEFAULT_BATCH_SIZE}</td><td>entries per
- *       SendMessageBatch call, 1 to 10</td></tr>
- *   <tr><td>{@value #MAX_MESSAGE_SIZE}</td><td>{@value #DEFAULT_MAX_MESSAGE_SIZE} (256 KiB)</td>
- *       <td>the queue's maximum message size in bytes, 1024 to 1048576</td></tr>
- *   <tr><td>{@value #API_CALL_TIMEOUT}</td><td>3/4 of {@code outbox.<name>.relay-timeout}</td>
- *       <td>one SendMessageBatch call, SDK retries included</td></tr>
- *   <tr><td>{@value #API_CALL_ATTEMPT_TIMEOUT}</td><td>1/3 of the API call timeout</td>
- *       <td>one HTTP attempt</td></tr>
- *   <tr><td>{@value #CONNECT_TIMEOUT}</td><td>2 s, at most the attempt timeout</td>
- *       <td>opening a connection</td></tr>
- * </table>
+ * The {@code outbox.<name>.sqs.*} keys ({@value #QUEUE_URL} or {@value #QUEUE_NAME}, {@value
+ * #REGION}, {@value #ENDPOINT}, {@value #ACCESS_KEY_ID}, {@value #SECRET_ACCESS_KEY}, {@value
+ * #SESSION_TOKEN}, {@value #UNGROUPED_GROUP_IDS}, {@value #TOTAL_GROUP_ID}, {@value
+ * #DEDUPLICATION_ID_PREFIX}, {@value #BATCH_SIZE}, {@value #MAX_MESSAGE_SIZE}, {@value
+ * #API_CALL_TIMEOUT}, {@value #API_CALL_ATTEMPT_TIMEOUT}, {@value #CONNECT_TIMEOUT}), each with
+ * its type, range, default and meaning, are declared once and listed by {@link
+ * SqsSettingsCatalog} for the configuration reference. They are read with the SPI's {@link
+ * dev.outboxer.spi.SettingsReader}; the secret access key and the session token are never shown.
  * Every key is checked by {@link #validate} at deployment, on every node, without connecting:
  * all problems are reported at once, each naming the key, the value and the fix; an unknown key
  * names the nearest known one. A queue whose name does not end in {@code .fifo} is a standard
@@ -82,9 +57,6 @@ public class SqsRelayProvider implements RelayProvider {
   /** Key of the MessageGroupIds for messages without group key (FIFO queues). */
   public static final String UNGROUPED_GROUP_IDS = "ungrouped-group-ids";
 
-  /** How many ungrouped MessageGroupIds there are by default. */
-  public static final int DEFAULT_UNGROUPED_GROUP_COUNT = 10;
-
   /** Key of the MessageGroupId of every message in {@code total} ordering (FIFO queues). */
   public static final String TOTAL_GROUP_ID = "total-group-id";
 
@@ -94,14 +66,8 @@ public class SqsRelayProvider implements RelayProvider {
   /** Key of the number of entries per SendMessageBatch call. */
   public static final String BATCH_SIZE = "batch-size";
 
-  /** SQS's maximum, and the default. */
-  public static final int DEFAULT_BATCH_SIZE = 10;
-
   /** Key of the queue's maximum message size, in bytes. */
   public static final String MAX_MESSAGE_SIZE = "max-message-size";
-
-  /** 256 KiB: what every SQS queue accepts (queues can be raised to 1 MiB). */
-  public static final int DEFAULT_MAX_MESSAGE_SIZE = 262_144;
 
   /** Key of the time one SendMessageBatch call may take, SDK retries included. */
   public static final String API_CALL_TIMEOUT = "api-call-timeout";

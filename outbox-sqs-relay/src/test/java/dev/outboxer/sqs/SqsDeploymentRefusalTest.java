@@ -38,6 +38,6 @@ class SqsDeploymentRefusalTest {
             + " (its name does not end in .fifo), but outbox 'orders' has ordering=group."
             + " Standard queues do not keep the order of messages")
         .hasStackTraceContaining("use a FIFO queue (its name ends in .fifo), or set"
-            + " outbox.orders.ordering=none if the order does not matter.");
+            + " outbox.orders.ordering=none if the order does not matter (sqs relay of outbox 'orders')");
   }
 }

@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.outboxer.Ordering;
 import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.spi.RelayContext;
+import dev.outboxer.spi.Setting;
+import dev.outboxer.spi.SettingsCatalog;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -138,32 +141,34 @@ class SqsSettingsTest {
     "endpoint | http://localhost:99999 | is not an endpoint URL",
     "endpoint | http://localhost:0 | is not an endpoint URL",
     "queue-url | http://localhost:65536/000000000000/orders.fifo | is not a queue URL",
-    "ungrouped-group-ids | a,,b | holds '', which is not an SQS MessageGroupId",
+    "ungrouped-group-ids | a,,b | has an empty element: separate the elements by single commas",
     "ungrouped-group-ids | a b | holds 'a b', which is not an SQS MessageGroupId",
     "ungrouped-group-ids | a,b,a | lists 'a' twice",
     "total-group-id | all | only applies to FIFO queues with ordering=total",
     "deduplication-id-prefix | eu db | is not a valid start of an SQS MessageDeduplicationId",
-    "batch-size | 0 | is not a whole number from 1 to 10",
-    "batch-size | 11 | is not a whole number from 1 to 10",
-    "batch-size | ten | is not a whole number from 1 to 10",
-    "max-message-size | 1023 | is not a whole number from 1024 to 1048576",
-    "max-message-size | 1048577 | is not a whole number from 1024 to 1048576",
-    "max-message-size | 256KiB | is not a whole number from 1024 to 1048576",
-    "api-call-timeout | 30s | must be shorter than outbox.orders.relay-timeout (PT30S)",
-    "api-call-timeout | soon | is not a positive duration",
-    "api-call-timeout | 0s | is not a positive duration",
-    "api-call-attempt-timeout | 25s | is longer than the API call timeout (PT22.5S)",
-    "api-call-attempt-timeout | -PT1S | is not a positive duration",
-    "connect-timeout | 10s | is longer than the attempt timeout (PT7.5S)",
-    "connect-timeout | 2 | is not a positive duration",
+    "batch-size | 0 | is out of range: use a number from 1 to 10",
+    "batch-size | 11 | is out of range: use a number from 1 to 10",
+    "batch-size | ten | is not a number: use a whole number from 1 to 10",
+    "max-message-size | 1023 | is out of range: use a number from 1024 to 1048576",
+    "max-message-size | 1048577 | is out of range: use a number from 1024 to 1048576",
+    "max-message-size | 256KiB | is not a number: use a whole number from 1024 to 1048576",
+    "api-call-timeout | 30s | must be shorter than outbox.orders.relay-timeout (30s)",
+    "api-call-timeout | soon | is not a duration: expected a number with a unit",
+    "api-call-timeout | 0s | must be longer than zero",
+    "api-call-timeout | 2h | is too long: the limit is 1h",
+    "api-call-attempt-timeout | 25s | is longer than the API call timeout (22500ms)",
+    "api-call-attempt-timeout | -PT1S | is not a duration: expected a number with a unit",
+    "api-call-attempt-timeout | PT-1S | must be longer than zero",
+    "connect-timeout | 10s | is longer than the attempt timeout (7500ms)",
+    "connect-timeout | 2 | is not a duration: expected a number with a unit",
+    "connect-timeout | ' ' | is blank: remove the key for the default (2s, at most api-call-attempt-timeout)",
   })
   void a_bad_value_fails_naming_the_full_key_the_value_the_rule_and_a_fix(
       String key, String value, String rule) {
     assertThatThrownBy(() -> SqsSettings.from(context(key, value)))
         .isInstanceOf(OutboxConfigurationException.class)
         .hasMessageStartingWith("outbox.orders.sqs." + key + "=" + value + " " + rule)
-        .hasMessageContaining("(sqs relay of outbox 'orders'); ")
-        .hasMessageEndingWith(".")
+        .hasMessageEndingWith(" (sqs relay of outbox 'orders')")
         .extracting(e -> ((OutboxConfigurationException) e).key())
         .isEqualTo("outbox.orders.sqs." + key);
   }
@@ -217,9 +222,9 @@ class SqsSettingsTest {
         .hasMessage("outbox.orders.sqs.queue-url=" + queue + " names a standard queue (its name"
             + " does not end in .fifo), but outbox 'orders' has ordering=" + ordering.configValue()
             + ". Standard queues do not keep the order of messages (they deliver in any order and"
-            + " may deliver a message twice), so the outbox's order would be lost (sqs relay of"
-            + " outbox 'orders'); use a FIFO queue (its name ends in .fifo), or set"
-            + " outbox.orders.ordering=none if the order does not matter.");
+            + " may deliver a message twice), so the outbox's order would be lost; use a FIFO queue"
+            + " (its name ends in .fifo), or set outbox.orders.ordering=none if the order does not"
+            + " matter (sqs relay of outbox 'orders')");
   }
 
   @Test
@@ -237,10 +242,10 @@ class SqsSettingsTest {
         .satisfies(failure -> assertThat(allMessages(failure)).containsExactlyInAnyOrder(
             "outbox.orders.sqs.ungrouped-group-ids=a,b only applies to FIFO queues;"
                 + " outbox.orders.sqs.queue-name=audit is a standard queue, whose messages have no"
-                + " group id (sqs relay of outbox 'orders'); remove it.",
+                + " group id; remove it (sqs relay of outbox 'orders')",
             "outbox.orders.sqs.deduplication-id-prefix=p- only applies to FIFO queues;"
                 + " outbox.orders.sqs.queue-name=audit is a standard queue, which does not"
-                + " deduplicate (sqs relay of outbox 'orders'); remove it."));
+                + " deduplicate; remove it (sqs relay of outbox 'orders')"));
   }
 
   @Test
@@ -296,8 +301,8 @@ class SqsSettingsTest {
     assertThatThrownBy(() -> SqsSettings.from(
             context(Ordering.GROUP, Duration.ofMillis(500), Map.of("queue-url", AWS_QUEUE))))
         .isInstanceOf(OutboxConfigurationException.class)
-        .hasMessageStartingWith("outbox.orders.relay-timeout=PT0.5S is too short for the sqs relay"
-            + " of outbox 'orders'");
+        .hasMessageStartingWith("outbox.orders.relay-timeout=500ms is too short for the sqs relay"
+            + " of outbox 'orders': it needs at least 1s");
   }
 
   /**
@@ -319,6 +324,25 @@ class SqsSettingsTest {
         .hasMessageStartingWith("outbox.orders.sqs.endpoint=http://(hidden)@localhost:9324 holds"
             + " user info")
         .hasMessageNotContaining("s3cr3t");
+  }
+
+  @Test
+  void the_catalog_found_by_the_service_loader_lists_the_declaration_the_relay_reads() {
+    assertThat(ServiceLoader.load(SettingsCatalog.class).stream().map(ServiceLoader.Provider::type))
+        .contains(SqsSettingsCatalog.class);
+    assertThat(new SqsSettingsCatalog().declarations()).containsExactly(SqsSettings.DECLARATION);
+    assertThat(SqsSettings.DECLARATION.title()).isEqualTo("sqs relay");
+    assertThat(SqsSettings.DECLARATION.appliesWhen()).contains("outbox.<name>.relay=sqs");
+    assertThat(SqsSettings.DECLARATION.settings()).allSatisfy(setting -> assertThat(setting.meaning()).isNotEmpty());
+    assertThat(SqsSettings.DECLARATION.settings()).filteredOn(Setting::isSecret).extracting(Setting::key)
+        .containsExactly("secret-access-key", "session-token");
+    assertThat(SqsSettings.API_CALL_TIMEOUT_SETTING.defaultText()).contains("3/4 of relay-timeout");
+  }
+
+  @Test
+  void a_secret_refused_by_its_type_is_not_shown_either() {
+    assertThatThrownBy(() -> SqsSettings.from(context("access-key-id", "AKID", "secret-access-key", " ")))
+        .hasMessageStartingWith("outbox.orders.sqs.secret-access-key=(hidden) is blank");
   }
 
   /** Host names are case-insensitive: an AWS queue URL in capitals is still AWS's, in its region. */

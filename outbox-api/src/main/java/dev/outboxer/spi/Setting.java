@@ -150,10 +150,11 @@ public final class Setting<T> {
   }
 
   /**
-   * One of the given words, in any case, refused as "is not a {@code noun}".
+   * One of the given words, in any case, refused as "is not a {@code noun}" ("an" before a vowel).
    *
    * @param key the key under the declaration's prefix
-   * @param noun what the words are, for messages: {@code worker mode} gives "is not a worker mode: use ..."
+   * @param noun what the words are, for messages: {@code worker mode} gives "is not a worker mode: use ...",
+   *     {@code ordering mode} "is not an ordering mode: use ..."
    * @param choices each word (lower case) and what it stands for, in the order the reference lists them
    * @param <E> what the words stand for
    * @return the setting
@@ -166,8 +167,8 @@ public final class Setting<T> {
     return of(key, "one of", String.join(", ", words), text -> {
       E found = copy.get(text.toLowerCase(Locale.ROOT));
       if (found == null) {
-        throw new IllegalArgumentException((noun.equals("valid") ? "is not valid" : "is not a " + noun) + ": use "
-            + listed);
+        throw new IllegalArgumentException((noun.equals("valid") ? "is not valid" : "is not " + article(noun) + noun)
+            + ": use " + listed);
       }
       return found;
     }, value -> copy.entrySet().stream().filter(e -> e.getValue().equals(value)).map(Map.Entry::getKey)
@@ -352,6 +353,10 @@ public final class Setting<T> {
   @Override
   public String toString() {
     return key;
+  }
+
+  private static String article(String noun) {
+    return noun.isEmpty() || "aeiou".indexOf(Character.toLowerCase(noun.charAt(0))) < 0 ? "a " : "an ";
   }
 
   private static long parseWhole(String text, long min, long max) {

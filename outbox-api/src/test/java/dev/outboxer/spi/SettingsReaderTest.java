@@ -162,6 +162,8 @@ class SettingsReaderTest {
     assertThat(Setting.size("s", 1, 1 << 30).parse("512kb")).isEqualTo(512 * 1024L);
     assertThat(Setting.list("l").parse(" a , b")).isEqualTo(Arrays.asList("a", "b"));
     assertThat(CoreSettings.ORDERING.parse("TOTAL")).isEqualTo(Ordering.TOTAL);
+    assertThat(refusal(CoreSettings.ORDERING, "random")).isEqualTo("is not an ordering mode: use group, total or none");
+    assertThat(refusal(CoreSettings.WORKER, "threads")).isEqualTo("is not a worker mode: use executor, ejb-timer or none");
   }
 
   @Test

@@ -69,11 +69,11 @@ final class NodeConfig {
 
   /**
    * Whether the core reads {@code outbox.<name>.transaction-timeout} (the claim's lease, coming with
-   * fenced claims). It refuses unknown keys, so the key is set only when its constant exists.
+   * fenced claims). It refuses unknown keys, so the key is set only when its declaration exists.
    */
   static boolean coreKnowsLease() {
     try {
-      Class.forName("dev.outboxer.cdi.internal.config.ConfigKeys").getField("TRANSACTION_TIMEOUT");
+      Class.forName("dev.outboxer.spi.CoreSettings").getField("TRANSACTION_TIMEOUT");
       return true;
     } catch (ReflectiveOperationException | LinkageError absent) {
       return false;

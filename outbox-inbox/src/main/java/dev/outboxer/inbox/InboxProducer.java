@@ -1,8 +1,10 @@
 package dev.outboxer.inbox;
 
 import dev.outboxer.OutboxConfigurationException;
-import dev.outboxer.spi.ConfigKeyNames;
 import dev.outboxer.OutboxPersistence;
+import dev.outboxer.spi.ConfigKeyNames;
+import dev.outboxer.spi.CoreSettings;
+import dev.outboxer.spi.SettingsReader;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
@@ -14,7 +16,6 @@ import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -30,42 +31,19 @@ import org.eclipse.microprofile.config.Config;
  * MicroProfile Config and checked when the application starts: a missing data source, missing
  * tables or a bad key fail the deployment with a message naming the key and the fix.
  *
- * <table>
- *   <caption>Configuration</caption>
- *   <tr><th>key</th><th>default</th><th>meaning</th></tr>
- *   <tr><td>{@value #DATASOURCE}</td><td>the {@code @OutboxPersistence} data source bean, else the
- *       JNDI name in {@code outbox.datasource}</td><td>JNDI name of the JTA data source of the
- *       consumer's transaction, where the inbox tables are</td></tr>
- *   <tr><td>{@value #SCHEMA}</td><td>{@value #DEFAULT_SCHEMA}</td><td>{@code validate}: check the
- *       tables at start; {@code none}: do not</td></tr>
- *   <tr><td>{@code outbox.<name>.}{@value #DEDUPLICATE}</td><td>{@value #DEFAULT_DEDUPLICATE}</td>
- *       <td>{@code group}: the last id per group (ungrouped messages by id); {@code id}: every
- *       message of outbox {@code <name>} by its id, for an outbox with ordering {@code none} or a
- *       consumer that does not receive each group in order</td></tr>
- * </table>
- * Any other key under {@code outbox.inbox.} or {@code outbox.<name>.inbox.} fails the deployment.
+ * <p>Its keys are declared in {@link InboxSettings}: {@code outbox.inbox.datasource} (JNDI name of
+ * the JTA data source of the consumer's transaction; by default the {@code @OutboxPersistence} data
+ * source bean, else the JNDI name in {@code outbox.datasource}), {@code outbox.inbox.schema}
+ * ({@code validate}, the default, or {@code none}) and, per outbox, {@code
+ * outbox.<name>.inbox.deduplicate} ({@code group}, the default, or {@code id}). Any other key under
+ * {@code outbox.inbox.} or {@code outbox.<name>.inbox.} fails the deployment.
  */
 @ApplicationScoped
 public class InboxProducer {
 
-  /** JNDI name of the data source whose connections join the consumer's transaction. */
-  public static final String DATASOURCE = "outbox.inbox.datasource";
-
-  /** Whether to check the tables at start: {@code validate} or {@code none}. */
-  public static final String SCHEMA = "outbox.inbox.schema";
-
-  /** The tables are checked at start by default. */
-  public static final String DEFAULT_SCHEMA = "validate";
-
-  /** Per outbox, after {@code outbox.<name>.}: {@code group} or {@code id}. */
-  public static final String DEDUPLICATE = "inbox.deduplicate";
-
-  /** By group by default. */
-  public static final String DEFAULT_DEDUPLICATE = "group";
-
-  /** The core's key naming its data source: the inbox's fallback, for a consumer in the same application. */
-  static final String OUTBOX_DATASOURCE = "outbox.datasource";
-
+  /** The inbox's own prefix, and the per-outbox one, for finding out whether the inbox is configured. */
+  private static final List<String> KEY_SPACES = List.of("outbox.inbox." + ConfigKeyNames.ANY,
+      "outbox." + ConfigKeyNames.NAME + ".inbox." + ConfigKeyNames.ANY);
   private static final Pattern PER_OUTBOX = Pattern.compile("outbox\\.([^.]+)\\.inbox\\.(.+)");
 
   @Inject Config config;
@@ -92,8 +70,7 @@ public class InboxProducer {
 
   /** Whether any key of the inbox is set, in any form (environment variables too). */
   private boolean configured() {
-    ConfigKeyNames.Resolved names = ConfigKeyNames.resolve(config.getPropertyNames(), List.of(DATASOURCE, SCHEMA,
-        "outbox.inbox." + ConfigKeyNames.ANY, "outbox." + ConfigKeyNames.NAME + ".inbox." + ConfigKeyNames.ANY));
+    ConfigKeyNames.Resolved names = ConfigKeyNames.resolve(config.getPropertyNames(), keyPatterns());
     for (String key : names.keys()) {
       if (key.startsWith("outbox.inbox.") || PER_OUTBOX.matcher(key).matches()) {
         return true;
@@ -123,73 +100,68 @@ public class InboxProducer {
   }
 
   private Inbox build() {
+    // Environment variables are found by MicroProfile Config and reported by their own names: OUTBOX_INBOX_SCHEME is
+    // refused as written, with the suggestion OUTBOX_INBOX_SCHEMA.
+    SettingsReader global = SettingsReader.fromConfig(InboxSettings.GLOBAL, null, this::value,
+        config.getPropertyNames());
+    boolean checkSchema = global.get(InboxSettings.SCHEMA).equals("validate");
+    Optional<String> jndiName = global.optional(InboxSettings.DATASOURCE);
+    List<OutboxConfigurationException> problems = new ArrayList<>(global.problems());
     Set<String> byId = new LinkedHashSet<>();
-    List<OutboxConfigurationException> problems = new ArrayList<>();
-    boolean checkSchema = true;
-    // Environment variables are reported by their own names: OUTBOX_INBOX_SCHEMA stands for outbox.inbox.schema.
-    ConfigKeyNames.Resolved names = ConfigKeyNames.resolve(config.getPropertyNames(), List.of(DATASOURCE, SCHEMA,
-        "outbox.inbox." + ConfigKeyNames.ANY, "outbox." + ConfigKeyNames.NAME + "." + DEDUPLICATE,
-        "outbox." + ConfigKeyNames.NAME + ".inbox." + ConfigKeyNames.ANY));
-    Set<String> variables = new TreeSet<>();
-    for (String key : names.keys()) {
-      String written = names.written(key);
-      if (!written.equals(key) && !variables.add(written)) {
-        continue; // a variable's dotted twin beside its own key: one variable, checked once
+    for (String outbox : outboxesWithInboxKeys()) {
+      SettingsReader perOutbox = SettingsReader.fromConfig(InboxSettings.PER_OUTBOX, outbox, this::value,
+          config.getPropertyNames());
+      if (perOutbox.get(InboxSettings.DEDUPLICATE).equals("id")) {
+        byId.add(outbox);
       }
-      if (key.startsWith("outbox.inbox.") && !key.equals(DATASOURCE) && !key.equals(SCHEMA)) {
-        problems.add(new OutboxConfigurationException(key, written + " is not a key of the inbox; its keys are "
-            + DATASOURCE + ", " + SCHEMA + " and outbox.<name>." + DEDUPLICATE + "."
-            + ConfigKeyNames.didYouMean(written, List.of(DATASOURCE, SCHEMA))));
-        continue;
-      }
-      Matcher perOutbox = PER_OUTBOX.matcher(key);
-      if (perOutbox.matches()) {
-        if (!perOutbox.group(2).equals(DEDUPLICATE.substring("inbox.".length()))) {
-          String known = "outbox." + perOutbox.group(1) + "." + DEDUPLICATE;
-          problems.add(new OutboxConfigurationException(key, written + " is not a key of the inbox; per outbox its"
-              + " key is " + known + "." + ConfigKeyNames.didYouMean(written, List.of(known))));
-          continue;
-        }
-        String value = value(key).orElse(DEFAULT_DEDUPLICATE).toLowerCase(Locale.ROOT);
-        if (value.equals("id")) {
-          byId.add(perOutbox.group(1));
-        } else if (!value.equals("group")) {
-          problems.add(new OutboxConfigurationException(key, key + "=" + value + " is not valid: use group (the last"
-              + " id per group) or id (every id, for an outbox with ordering none)"));
-        }
-      }
+      problems.addAll(perOutbox.problems());
     }
-    String schema = value(SCHEMA).orElse(DEFAULT_SCHEMA).toLowerCase(Locale.ROOT);
-    if (schema.equals("none")) {
-      checkSchema = false;
-    } else if (!schema.equals("validate")) {
-      problems.add(new OutboxConfigurationException(SCHEMA, SCHEMA + "=" + schema
-          + " is not valid: use validate (check the inbox tables at start) or none"));
-    }
-    if (!problems.isEmpty()) {
-      OutboxConfigurationException first = problems.get(0);
-      problems.stream().skip(1).forEach(first::addSuppressed);
-      throw first;
-    }
-    return Inbox.builder(dataSource()).deduplicateById(byId.toArray(String[]::new)).checkSchema(checkSchema).build();
+    SettingsReader.throwFirst(problems);
+    return Inbox.builder(dataSource(jndiName)).deduplicateById(byId.toArray(String[]::new)).checkSchema(checkSchema)
+        .build();
   }
 
-  private DataSource dataSource() {
-    Optional<String> jndiName = value(DATASOURCE);
+  /** The outboxes with a key under {@code outbox.<name>.inbox.}, dotted or as an environment variable. */
+  private Set<String> outboxesWithInboxKeys() {
+    Set<String> outboxes = new TreeSet<>();
+    for (String key : ConfigKeyNames.resolve(config.getPropertyNames(), keyPatterns()).keys()) {
+      Matcher perOutbox = PER_OUTBOX.matcher(key);
+      // outbox.inbox.inbox.x is a key of the application's inbox (and "inbox" no outbox name): reported there.
+      if (perOutbox.matches() && !perOutbox.group(1).equals("inbox")) {
+        outboxes.add(perOutbox.group(1));
+      }
+    }
+    return outboxes;
+  }
+
+  /** The declared keys, then the key spaces: an environment variable stands for a declared key where it can. */
+  private static List<String> keyPatterns() {
+    List<String> patterns = new ArrayList<>(InboxSettings.GLOBAL.keyPatterns());
+    patterns.addAll(InboxSettings.PER_OUTBOX.keyPatterns());
+    patterns.addAll(KEY_SPACES);
+    return patterns;
+  }
+
+  private DataSource dataSource(Optional<String> jndiName) {
+    String key = InboxSettings.GLOBAL.fullKey(null, InboxSettings.DATASOURCE.key());
     if (jndiName.isPresent()) {
-      return lookup(DATASOURCE, jndiName.get());
+      return lookup(key, jndiName.get());
     }
     Instance<DataSource> outboxDataSource = dataSources.select(new OutboxPersistenceLiteral());
     if (outboxDataSource.isResolvable()) {
       return outboxDataSource.get();
     }
-    Optional<String> outboxJndiName = value(OUTBOX_DATASOURCE);
+    // The core's outbox.datasource, read through the core's declaration: the inbox's fallback, for a consumer in the
+    // same application. Its problems (a blank value) are the core's to report.
+    String outboxKey = CoreSettings.GLOBAL.fullKey(null, CoreSettings.DATASOURCE.key());
+    Optional<String> outboxJndiName = SettingsReader.lookingUp(CoreSettings.GLOBAL, null, this::value, "")
+        .optional(CoreSettings.DATASOURCE);
     if (outboxJndiName.isPresent()) {
-      return lookup(OUTBOX_DATASOURCE, outboxJndiName.get());
+      return lookup(outboxKey, outboxJndiName.get());
     }
-    throw new OutboxConfigurationException(DATASOURCE, DATASOURCE + " is not set, and there is neither an"
-        + " @OutboxPersistence DataSource bean nor " + OUTBOX_DATASOURCE + ": set " + DATASOURCE + " to the JNDI name"
-        + " of the JTA data source your consumer's transaction writes to, for example jdbc/orders");
+    throw new OutboxConfigurationException(key, key + " is not set, and there is neither an @OutboxPersistence"
+        + " DataSource bean nor " + outboxKey + ": set " + key + " to the JNDI name of the JTA data source your"
+        + " consumer's transaction writes to, for example jdbc/orders");
   }
 
   private static DataSource lookup(String key, String name) {
@@ -207,8 +179,9 @@ public class InboxProducer {
         + ", not a javax.sql.DataSource");
   }
 
+  /** A key's value as configured, empty when not set or set to an empty string. */
   private Optional<String> value(String key) {
-    return config.getOptionalValue(key, String.class).map(String::trim).filter(value -> !value.isEmpty());
+    return config.getOptionalValue(key, String.class).filter(value -> !value.isEmpty());
   }
 
   /** The {@link OutboxPersistence} qualifier, to find the application's data source bean. */

@@ -68,9 +68,11 @@ class InboxProducerTest {
   @Test
   void anUnknownKeyFailsTheStartNamingIt() {
     assertStartFails(() -> start(Map.of("outbox.inbox.datasorce", "jdbc/orders")), "outbox.inbox.datasorce",
-        "outbox.inbox.datasorce is not a key of the inbox; its keys are outbox.inbox.datasource");
+        "outbox.inbox.datasorce is not a setting of the inbox. Did you mean outbox.inbox.datasource? Known keys under"
+            + " outbox.inbox.: [datasource, schema]");
     assertStartFails(() -> start(Map.of("outbox.orders.inbox.dedupe", "id")), "outbox.orders.inbox.dedupe",
-        "outbox.orders.inbox.dedupe is not a key of the inbox; per outbox its key is outbox.orders.inbox.deduplicate.");
+        "outbox.orders.inbox.dedupe is not a setting of the inbox of outbox 'orders'. Known keys under"
+            + " outbox.orders.inbox.: [deduplicate]");
     assertStartFails(() -> start(Map.of("outbox.orders.inbox.deduplicat", "id")), "outbox.orders.inbox.deduplicat",
         "Did you mean outbox.orders.inbox.deduplicate?");
   }

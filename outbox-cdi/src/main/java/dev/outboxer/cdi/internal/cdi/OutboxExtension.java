@@ -7,6 +7,7 @@ import dev.outboxer.cdi.internal.config.ConfigKeys;
 import dev.outboxer.cdi.internal.config.OutboxConfigReader;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
 import dev.outboxer.spi.ConfigKeyNames;
+import dev.outboxer.spi.CoreSettings;
 import dev.outboxer.spi.PayloadCodec;
 import dev.outboxer.spi.Relay;
 import dev.outboxer.spi.RelayProvider;
@@ -95,7 +96,7 @@ public class OutboxExtension implements Extension {
     for (Class<?> type : outboxedTypes) {
       String outbox = type.getAnnotation(Outboxed.class).value();
       if (read.find(outbox).isEmpty()) {
-        String key = ConfigKeys.key(outbox, ConfigKeys.RELAY);
+        String key = ConfigKeys.key(outbox, CoreSettings.RELAY);
         validation.addDeploymentProblem(new OutboxConfigurationException(key, type.getName() + " is @Outboxed(\""
             + outbox + "\") but no outbox of that name is configured: set " + key + " (configured: "
             + new TreeSet<>(read.outboxes().keySet()) + ")." + ConfigKeyNames.didYouMean(outbox, read.outboxes().keySet())));

@@ -1,11 +1,15 @@
 package dev.outboxer.cdi.internal.config;
 
-import static dev.outboxer.cdi.internal.config.ConfigKeys.*;
+import static dev.outboxer.cdi.internal.config.ConfigKeys.OUTBOX_NAME_PATTERN;
+import static dev.outboxer.cdi.internal.config.ConfigKeys.PREFIX;
 
 import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.Ordering;
 import dev.outboxer.spi.ConfigKeyNames;
+import dev.outboxer.spi.CoreSettings;
 import dev.outboxer.spi.RelayContext;
+import dev.outboxer.spi.Setting;
+import dev.outboxer.spi.SettingsReader;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,13 +40,10 @@ public final class OutboxConfigReader {
    * outbox-admin: {@code admin}, outbox-inbox: {@code inbox}).
    */
   private static final Set<String> MODULE_KEY_SPACES = Set.of("health", "admin", "inbox", "telemetry");
-  private static final Set<String> OUTBOX_KEYS =
-      Set.of(RELAY, ORDERING, PARTITIONS, MAX_ATTEMPTS, BACKOFF_MIN, BACKOFF_MAX, SERIALIZE_WRITES,
-          BATCH_SIZE, POLL_INTERVAL, MAX_POLL_INTERVAL, RELAY_TIMEOUT, TRANSACTION_TIMEOUT, MAX_PAYLOAD_SIZE);
-  private static final Set<String> GLOBAL_KEYS =
-      Set.of(WORKER, WORKER_EXECUTOR, WORKER_THREADS, DATABASE, METRICS_REFRESH, NODE_ID, SCHEMA, DATASOURCE,
-          WAKE_UP);
-  private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(b|kb|kib|mb|mib|gb|gib)?");
+  /** The keys of an outbox without its prefix, as {@link CoreSettings#OUTBOX} declares them. */
+  private static final Set<String> OUTBOX_KEYS = CoreSettings.OUTBOX.keys();
+  /** The global keys, {@code outbox.worker}..., as {@link CoreSettings#GLOBAL} declares them. */
+  private static final Set<String> GLOBAL_KEYS = Set.copyOf(CoreSettings.GLOBAL.keyPatterns());
 
   private final Function<String, Optional<String>> lookup;
   private final Iterable<String> propertyNames;
@@ -144,137 +145,97 @@ public final class OutboxConfigReader {
     checkUnknownOutboxKeys(keys, outboxes);
     checkUnmatchedEnvironmentNames(keys);
 
-    WorkerMode mode =
-        lookup.apply(WORKER)
-            .map(value -> WorkerMode.fromConfig(value).orElseGet(() -> {
-              problem(WORKER, WORKER + "=" + value + " is not a worker mode: use executor, ejb-timer or none");
-              return WorkerMode.EXECUTOR;
-            }))
-            .orElse(WorkerMode.EXECUTOR);
-    int threads = positiveInt(WORKER_THREADS, 0, 1, 256);
-    Optional<String> database = lookup.apply(DATABASE).map(value -> value.trim().toLowerCase(Locale.ROOT));
-    database.ifPresent(value -> {
-      if (!Set.of("postgresql", "mariadb", "h2", "sqlite").contains(value)) {
-        problem(DATABASE, DATABASE + "=" + value + " is not a supported database: use postgresql, mariadb, h2 or sqlite,"
-            + " or remove the key to detect it" + ("derby".equals(value) ? " (Derby is no longer supported)" : ""));
-      }
-    });
-    Duration metricsRefresh = positiveDuration(METRICS_REFRESH, DEFAULT_METRICS_REFRESH);
-    String nodeId = text(NODE_ID, "the JVM's name, " + ManagementFactory.getRuntimeMXBean().getName())
-        .orElseGet(() -> ManagementFactory.getRuntimeMXBean().getName());
-    if (nodeId.length() > 200) {
-      problem(NODE_ID, NODE_ID + " is " + nodeId.length() + " characters long; the limit is 200");
+    // The global keys, outbox.*: where = "" keeps the core's messages as "key=value reason".
+    SettingsReader global = SettingsReader.lookingUp(CoreSettings.GLOBAL, null, lookup, "");
+    WorkerMode mode = WorkerMode.fromConfig(global.get(CoreSettings.WORKER)).orElse(WorkerMode.EXECUTOR);
+    int threads = global.optional(CoreSettings.WORKER_THREADS).orElse(0);
+    Optional<String> database;
+    if (global.raw(CoreSettings.DATABASE).filter("derby"::equalsIgnoreCase).isPresent()) {
+      global.problem(CoreSettings.DATABASE, "is not a supported database: use postgresql, mariadb, h2 or sqlite, or"
+          + " remove the key to detect it (Derby is no longer supported)");
+      database = Optional.empty();
+    } else {
+      database = global.optional(CoreSettings.DATABASE);
     }
-    SchemaMode schema = lookup.apply(SCHEMA)
-        .map(value -> SchemaMode.fromConfig(value).orElseGet(() -> {
-          problem(SCHEMA, SCHEMA + "=" + value + " is not a schema mode: use validate (the default: check the tables at"
-              + " start-up), create (create them if missing: development and demos) or none");
-          return SchemaMode.VALIDATE;
-        }))
-        .orElse(SchemaMode.VALIDATE);
+    Duration metricsRefresh = global.get(CoreSettings.METRICS_REFRESH);
+    String nodeId = global.optional(CoreSettings.NODE_ID).orElseGet(() -> ManagementFactory.getRuntimeMXBean().getName());
+    if (nodeId.length() > 200) {
+      String key = ConfigKeys.global(CoreSettings.NODE_ID);
+      global.problem(new OutboxConfigurationException(key, key + " is " + nodeId.length()
+          + " characters long; the limit is 200"));
+    }
+    SchemaMode schema = SchemaMode.fromConfig(global.get(CoreSettings.SCHEMA)).orElse(SchemaMode.VALIDATE);
+    boolean notifyWakeUp = global.get(CoreSettings.WAKE_UP).equals("notify");
+    Optional<String> executor = global.optional(CoreSettings.WORKER_EXECUTOR);
+    Optional<String> dataSource = global.optional(CoreSettings.DATASOURCE);
+    problems.addAll(global.problems());
 
-    boolean notifyWakeUp = lookup.apply(WAKE_UP).map(value -> switch (value.trim().toLowerCase(Locale.ROOT)) {
-      case "notify" -> true;
-      case "poll" -> false;
-      default -> {
-        problem(WAKE_UP, WAKE_UP + "=" + value + " is not a wake-up mode: use notify (the default: on PostgreSQL, a"
-            + " publish wakes the workers of every node at once through LISTEN/NOTIFY) or poll (other nodes find new"
-            + " messages at their next poll)");
-        yield true;
-      }
-    }).orElse(true);
-
-    Optional<String> executor = text(WORKER_EXECUTOR, DEFAULT_WORKER_EXECUTOR);
-    Optional<String> dataSource = text(DATASOURCE, "the data source behind the application's EntityManager");
     OutboxConfiguration configuration = new OutboxConfiguration(outboxes, mode, executor, threads,
         database, metricsRefresh, nodeId, schema, dataSource, notifyWakeUp);
     return new Result(configuration, List.copyOf(problems), List.copyOf(relayChecks));
   }
 
+  /**
+   * One outbox's keys, outbox.<name>.*, read through {@link CoreSettings#OUTBOX}, then the rules between them.
+   * Every problem is recorded, and the outbox's relay check kept with the defaults in place of refused values.
+   */
   private Optional<OutboxSettings> readOutbox(String name, Set<String> keys) {
-    int before = problems.size();
-    String relay = lookup.apply(ConfigKeys.key(name, RELAY)).orElseThrow().trim();
+    SettingsReader reader = SettingsReader.lookingUp(CoreSettings.OUTBOX, name, lookup, "");
+    String relay = reader.get(CoreSettings.RELAY);
 
-    String orderingKey = ConfigKeys.key(name, ORDERING);
-    String orderingValue = lookup.apply(orderingKey).orElse(DEFAULT_ORDERING).trim();
-    Ordering ordering = null;
-    for (Ordering candidate : Ordering.values()) {
-      if (candidate.configValue().equalsIgnoreCase(orderingValue)) {
-        ordering = candidate;
-      }
-    }
-    if (ordering == null) {
-      problem(orderingKey, orderingKey + "=" + orderingValue + " is not an ordering mode: use group, total or none");
-      ordering = Ordering.GROUP;
-    }
-
-    String partitionsKey = ConfigKeys.key(name, PARTITIONS);
-    int partitions = positiveInt(partitionsKey, DEFAULT_PARTITIONS, 1, 1024);
+    Ordering ordering = reader.get(CoreSettings.ORDERING);
+    int partitions = reader.get(CoreSettings.PARTITIONS);
     if (ordering == Ordering.TOTAL && partitions != 1) {
-      problem(partitionsKey, partitionsKey + "=" + partitions + " contradicts " + orderingKey
-          + "=total, which keeps one global order with exactly one partition: remove the key or set it to 1");
+      String partitionsKey = key(name, CoreSettings.PARTITIONS);
+      reader.problem(new OutboxConfigurationException(partitionsKey, partitionsKey + "=" + partitions + " contradicts "
+          + key(name, CoreSettings.ORDERING) + "=total, which keeps one global order with exactly one partition:"
+          + " remove the key or set it to 1"));
     }
 
-    String attemptsKey = ConfigKeys.key(name, MAX_ATTEMPTS);
-    String attemptsValue = lookup.apply(attemptsKey).orElse(INFINITY).trim();
-    long maxAttempts = OutboxSettings.UNLIMITED_ATTEMPTS;
-    if (!attemptsValue.equalsIgnoreCase(INFINITY)) {
-      try {
-        maxAttempts = Long.parseLong(attemptsValue);
-        if (maxAttempts < 1) {
-          problem(attemptsKey, attemptsKey + "=" + attemptsValue + " must be at least 1, or 'infinity' to retry forever");
-        }
-      } catch (NumberFormatException e) {
-        problem(attemptsKey, attemptsKey + "=" + attemptsValue + (isWholeNumber(attemptsValue)
-            ? " is out of range: use a number from 1 to " + Long.MAX_VALUE : " is not a number: use a positive number")
-            + ", or 'infinity' to retry forever");
-      }
-    }
+    long maxAttempts = maxAttempts(reader);
 
-    Duration backoffMin = positiveDuration(ConfigKeys.key(name, BACKOFF_MIN), DEFAULT_BACKOFF_MIN);
-    Duration backoffMax = positiveDuration(ConfigKeys.key(name, BACKOFF_MAX), DEFAULT_BACKOFF_MAX);
+    Duration backoffMin = reader.get(CoreSettings.BACKOFF_MIN);
+    Duration backoffMax = reader.get(CoreSettings.BACKOFF_MAX);
     if (backoffMin.compareTo(backoffMax) > 0) {
-      String minKey = ConfigKeys.key(name, BACKOFF_MIN);
-      problem(minKey, minKey + "=" + Durations.format(backoffMin) + " is greater than " + ConfigKeys.key(name, BACKOFF_MAX)
-          + "=" + Durations.format(backoffMax) + ": the first retry delay cannot exceed the longest one");
+      String minKey = key(name, CoreSettings.BACKOFF_MIN);
+      reader.problem(new OutboxConfigurationException(minKey, minKey + "=" + Setting.formatDuration(backoffMin)
+          + " is greater than " + key(name, CoreSettings.BACKOFF_MAX) + "=" + Setting.formatDuration(backoffMax)
+          + ": the first retry delay cannot exceed the longest one"));
     }
 
-    String serializeKey = ConfigKeys.key(name, SERIALIZE_WRITES);
-    String serializeValue = lookup.apply(serializeKey).orElse("false").trim();
-    if (!serializeValue.equalsIgnoreCase("true") && !serializeValue.equalsIgnoreCase("false")) {
-      problem(serializeKey, serializeKey + "=" + serializeValue + " is not a boolean: use true or false");
-    }
-
-    int batchSize = positiveInt(ConfigKeys.key(name, BATCH_SIZE), DEFAULT_BATCH_SIZE, 1, MAX_BATCH_SIZE);
-    Duration pollInterval = positiveDuration(ConfigKeys.key(name, POLL_INTERVAL), DEFAULT_POLL_INTERVAL);
-    String maxPollKey = ConfigKeys.key(name, MAX_POLL_INTERVAL);
-    Duration maxPollInterval =
-        positiveDuration(maxPollKey, DEFAULT_MAX_POLL_INTERVAL.compareTo(pollInterval) < 0 ? pollInterval : DEFAULT_MAX_POLL_INTERVAL);
+    boolean serializeWrites = reader.get(CoreSettings.SERIALIZE_WRITES);
+    int batchSize = reader.get(CoreSettings.BATCH_SIZE);
+    Duration pollInterval = reader.get(CoreSettings.POLL_INTERVAL);
+    Duration defaultMaxPoll = CoreSettings.MAX_POLL_INTERVAL.defaultValue().orElseThrow();
+    Duration maxPollInterval = reader.optional(CoreSettings.MAX_POLL_INTERVAL)
+        .orElse(defaultMaxPoll.compareTo(pollInterval) < 0 ? pollInterval : defaultMaxPoll);
     if (maxPollInterval.compareTo(pollInterval) < 0) {
-      problem(maxPollKey, maxPollKey + "=" + Durations.format(maxPollInterval) + " is shorter than "
-          + ConfigKeys.key(name, POLL_INTERVAL) + "=" + Durations.format(pollInterval)
-          + ": idle polling slows down from poll-interval to max-poll-interval");
+      String maxPollKey = key(name, CoreSettings.MAX_POLL_INTERVAL);
+      reader.problem(new OutboxConfigurationException(maxPollKey, maxPollKey + "="
+          + Setting.formatDuration(maxPollInterval) + " is shorter than " + key(name, CoreSettings.POLL_INTERVAL) + "="
+          + Setting.formatDuration(pollInterval) + ": idle polling slows down from poll-interval to max-poll-interval"));
     }
-    String relayTimeoutKey = ConfigKeys.key(name, RELAY_TIMEOUT);
-    String transactionTimeoutKey = ConfigKeys.key(name, TRANSACTION_TIMEOUT);
-    Duration relayTimeout = positiveDuration(relayTimeoutKey, DEFAULT_RELAY_TIMEOUT, MAX_RELAY_TIMEOUT,
-        " (it must fit inside " + transactionTimeoutKey + ", at most " + Durations.format(MAX_TRANSACTION_TIMEOUT) + ")");
-    Duration transactionTimeout = positiveDuration(transactionTimeoutKey, DEFAULT_TRANSACTION_TIMEOUT,
-        MAX_TRANSACTION_TIMEOUT, " (a claim of a partition lasts that long at most when its worker stops; keep it"
-            + " short)");
+    String relayTimeoutKey = key(name, CoreSettings.RELAY_TIMEOUT);
+    String transactionTimeoutKey = key(name, CoreSettings.TRANSACTION_TIMEOUT);
+    Duration relayTimeout = readExplained(reader, CoreSettings.RELAY_TIMEOUT, " (it must fit inside "
+        + transactionTimeoutKey + ", at most " + CoreSettings.TRANSACTION_TIMEOUT.range().replaceFirst(".* to ", "")
+        + ")");
+    Duration transactionTimeout = readExplained(reader, CoreSettings.TRANSACTION_TIMEOUT, " (a claim of a partition"
+        + " lasts that long at most when its worker stops; keep it short)");
     // The relay timeout must end well inside the worker's transaction (the claim's lease): room for the database
     // work after the relay, and for the transaction manager's and the database's own timing.
     Duration headroom = transactionTimeout.dividedBy(4).compareTo(Duration.ofSeconds(1)) > 0
         ? transactionTimeout.dividedBy(4) : Duration.ofSeconds(1);
     if (relayTimeout.plus(headroom).compareTo(transactionTimeout) > 0) {
-      problem(relayTimeoutKey, relayTimeoutKey + "=" + Durations.format(relayTimeout) + " does not fit inside "
-          + transactionTimeoutKey + "=" + Durations.format(transactionTimeout) + ": a batch's transaction (and with it the"
-          + " worker's claim of the partition) must outlast the relay by at least a quarter of it, and by 1s at least."
-          + " Lower " + relayTimeoutKey + " to " + Durations.format(transactionTimeout.minus(headroom).isNegative()
+      reader.problem(new OutboxConfigurationException(relayTimeoutKey, relayTimeoutKey + "="
+          + Setting.formatDuration(relayTimeout) + " does not fit inside " + transactionTimeoutKey + "="
+          + Setting.formatDuration(transactionTimeout) + ": a batch's transaction (and with it the worker's claim of"
+          + " the partition) must outlast the relay by at least a quarter of it, and by 1s at least. Lower "
+          + relayTimeoutKey + " to " + Setting.formatDuration(transactionTimeout.minus(headroom).isNegative()
           ? Duration.ZERO : transactionTimeout.minus(headroom)) + " or less, or raise " + transactionTimeoutKey + " to "
-          + Durations.format(relayTimeout.multipliedBy(4).dividedBy(3).plusSeconds(1)) + " or more");
+          + Setting.formatDuration(relayTimeout.multipliedBy(4).dividedBy(3).plusSeconds(1)) + " or more"));
     }
-    long maxPayloadSize = size(ConfigKeys.key(name, MAX_PAYLOAD_SIZE));
+    long maxPayloadSize = reader.optional(CoreSettings.MAX_PAYLOAD_SIZE).orElse(Long.MAX_VALUE);
 
     String relayPrefix = ConfigKeys.key(name, relay + ".");
     Map<String, String> relayProperties = new HashMap<>();
@@ -287,14 +248,61 @@ public final class OutboxConfigReader {
       }
     }
 
-    relayChecks.add(new RelayCheck(ConfigKeys.key(name, RELAY), relay,
+    relayChecks.add(new RelayCheck(key(name, CoreSettings.RELAY), relay,
         new RelayContext(name, ordering, partitions, relayTimeout, relayProperties)));
-    if (problems.size() > before) {
+    problems.addAll(reader.problems());
+    if (!reader.problems().isEmpty()) {
       return Optional.empty();
     }
     return Optional.of(new OutboxSettings(name, relay, ordering, partitions, maxAttempts, backoffMin, backoffMax,
-        Boolean.parseBoolean(serializeValue), batchSize, pollInterval, maxPollInterval, relayTimeout, transactionTimeout,
+        serializeWrites, batchSize, pollInterval, maxPollInterval, relayTimeout, transactionTimeout,
         maxPayloadSize, relayProperties));
+  }
+
+  /**
+   * {@code max-attempts}: {@code infinity} (in any case) or a number of attempts from 1, which its declaration, a
+   * text, leaves to the core.
+   */
+  private static long maxAttempts(SettingsReader reader) {
+    String value = reader.get(CoreSettings.MAX_ATTEMPTS).strip();
+    if (value.equalsIgnoreCase(CoreSettings.INFINITY)) {
+      return OutboxSettings.UNLIMITED_ATTEMPTS;
+    }
+    try {
+      long attempts = Long.parseLong(value);
+      if (attempts < 1) {
+        reader.problem(CoreSettings.MAX_ATTEMPTS, "must be at least 1, or 'infinity' to retry forever");
+        return OutboxSettings.UNLIMITED_ATTEMPTS;
+      }
+      return attempts;
+    } catch (NumberFormatException e) {
+      reader.problem(CoreSettings.MAX_ATTEMPTS, (value.matches("[-+]?\\d+")
+          ? "is out of range: use a number from 1 to " + Long.MAX_VALUE : "is not a number: use a positive number")
+          + ", or 'infinity' to retry forever");
+      return OutboxSettings.UNLIMITED_ATTEMPTS;
+    }
+  }
+
+  /**
+   * A duration whose limit follows from another key's: a value over the limit is refused with {@code why} after the
+   * declaration's own words ("is too long: the limit is 1h (it must fit inside ...)").
+   */
+  private static Duration readExplained(SettingsReader reader, Setting<Duration> setting, String why) {
+    Duration defaultValue = setting.defaultValue().orElseThrow();
+    Optional<String> value = reader.raw(setting);
+    if (value.isEmpty()) {
+      return defaultValue;
+    }
+    try {
+      return setting.parse(value.get());
+    } catch (IllegalArgumentException refused) {
+      reader.problem(setting, refused.getMessage() + (refused.getMessage().startsWith("is too long") ? why : ""));
+      return defaultValue;
+    }
+  }
+
+  private static String key(String outbox, Setting<?> setting) {
+    return ConfigKeys.key(outbox, setting);
   }
 
   /**
@@ -336,8 +344,8 @@ public final class OutboxConfigReader {
       }
       problem(name, name + " is set but stands for no key Outboxer knows." + suggestion
           + " An environment variable stands for the key with every character other than a letter or digit replaced"
-          + " by _, upper-cased: " + ConfigKeys.key("orders", MAX_ATTEMPTS) + " is "
-          + ConfigKeyNames.environmentName(ConfigKeys.key("orders", MAX_ATTEMPTS)));
+          + " by _, upper-cased: " + key("orders", CoreSettings.MAX_ATTEMPTS) + " is "
+          + ConfigKeyNames.environmentName(key("orders", CoreSettings.MAX_ATTEMPTS)));
     }
   }
 
@@ -364,9 +372,9 @@ public final class OutboxConfigReader {
       }
       OutboxSettings settings = outboxes.get(outbox);
       if (settings == null) {
-        if (!keys.contains(ConfigKeys.key(outbox, RELAY)) && !RESERVED_NAMES.contains(outbox)) {
+        if (!keys.contains(key(outbox, CoreSettings.RELAY)) && !RESERVED_NAMES.contains(outbox)) {
           problem(key, names.written(key) + " is set but no outbox '" + outbox + "' exists: an outbox exists when "
-              + ConfigKeys.key(outbox, RELAY) + " is set (jms, kafka or the @Named name of a Relay bean)."
+              + key(outbox, CoreSettings.RELAY) + " is set (jms, kafka or the @Named name of a Relay bean)."
               + ConfigKeyNames.didYouMean(names.written(key), globalKeys));
         } else if (RESERVED_NAMES.contains(outbox)) {
           problem(key, names.written(key) + " is not a key Outboxer knows; global keys are " + new TreeSet<>(globalKeys)
@@ -378,7 +386,7 @@ public final class OutboxConfigReader {
       String keyRelay = relayDot < 0 ? "" : outboxKey.substring(0, relayDot);
       if (!keyRelay.equals(settings.relay()) && relayProviders.contains(keyRelay)) {
         if (relayProviders.contains(settings.relay())) {
-          problem(key, names.written(key) + " is a setting of the " + keyRelay + " relay, but " + ConfigKeys.key(outbox, RELAY) + "="
+          problem(key, names.written(key) + " is a setting of the " + keyRelay + " relay, but " + key(outbox, CoreSettings.RELAY) + "="
               + settings.relay() + ": remove it, or set the relay to " + keyRelay);
         }
         // Otherwise the relay name itself is wrong (relay=jsm next to jms.* keys): that is the one error to report.
@@ -393,110 +401,6 @@ public final class OutboxConfigReader {
             + ConfigKeys.key(outbox, settings.relay() + "."));
       }
     }
-  }
-
-  /**
-   * A name-like value, trimmed. Only spaces is a mistake (a placeholder that resolved to nothing, say):
-   * reported, rather than used as a name that finds nothing or silently replaced by the default.
-   */
-  private Optional<String> text(String key, String defaultDescription) {
-    Optional<String> value = lookup.apply(key);
-    if (value.isPresent() && value.get().isBlank()) {
-      problem(key, key + "=" + value.get() + " is blank: remove the key for the default (" + defaultDescription
-          + ") or give it a value");
-      return Optional.empty();
-    }
-    return value.map(String::trim);
-  }
-
-  private int positiveInt(String key, int defaultValue, int min, int max) {
-    Optional<String> value = lookup.apply(key);
-    if (value.isEmpty()) {
-      return defaultValue;
-    }
-    try {
-      int parsed = Integer.parseInt(value.get().trim());
-      if (parsed < min || parsed > max) {
-        problem(key, key + "=" + value.get() + " is out of range: use a number from " + min + " to " + max);
-        return defaultValue;
-      }
-      return parsed;
-    } catch (NumberFormatException e) {
-      problem(key, key + "=" + value.get() + (isWholeNumber(value.get()) ? " is out of range: use a number from "
-          : " is not a number: use a whole number from ") + min + " to " + max);
-      return defaultValue;
-    }
-  }
-
-  private Duration positiveDuration(String key, Duration defaultValue) {
-    return positiveDuration(key, defaultValue, MAX_DURATION, "");
-  }
-
-  private Duration positiveDuration(String key, Duration defaultValue, Duration max, String why) {
-    Optional<String> value = lookup.apply(key);
-    if (value.isEmpty()) {
-      return defaultValue;
-    }
-    try {
-      Duration parsed = Durations.parse(value.get());
-      if (parsed.isNegative() || parsed.isZero()) {
-        problem(key, key + "=" + value.get() + " must be longer than zero");
-        return defaultValue;
-      }
-      if (parsed.compareTo(max) > 0) {
-        problem(key, key + "=" + value.get() + " is too long: the limit is " + Durations.format(max) + why);
-        return defaultValue;
-      }
-      if (parsed.getNano() % 1_000_000 != 0) {
-        // Every delay is used in whole milliseconds (backoff doubling, scheduling, the claim's lease): the rest would
-        // be cut off silently, and a backoff of PT0.0005S became 0 ms, doubling from 0 into immediate retries.
-        problem(key, key + "=" + value.get() + " is not a whole number of milliseconds: durations are counted in"
-            + " milliseconds, the shortest is 1ms");
-        return defaultValue;
-      }
-      return parsed;
-    } catch (IllegalArgumentException e) {
-      problem(key, key + "=" + value.get() + " is not a duration: " + e.getMessage());
-      return defaultValue;
-    }
-  }
-
-  /** A size in bytes: {@code 1048576}, {@code 512KB}, {@code 16MB}, {@code 1GB} (KB = KiB = 1024 bytes). */
-  private long size(String key) {
-    Optional<String> value = lookup.apply(key);
-    if (value.isEmpty()) {
-      return Long.MAX_VALUE;
-    }
-    Matcher matcher = SIZE.matcher(value.get().trim().toLowerCase(Locale.ROOT));
-    if (!matcher.matches()) {
-      problem(key, key + "=" + value.get() + " is not a size: use a number of bytes, optionally with KB, MB or GB"
-          + " (powers of 1024), for example 1MB");
-      return Long.MAX_VALUE;
-    }
-    try {
-      long amount = Long.parseLong(matcher.group(1));
-      String unit = matcher.group(2) == null ? "b" : matcher.group(2);
-      long factor = switch (unit.charAt(0)) {
-        case 'k' -> 1024L;
-        case 'm' -> 1024L * 1024;
-        case 'g' -> 1024L * 1024 * 1024;
-        default -> 1L;
-      };
-      long bytes = Math.multiplyExact(amount, factor);
-      if (bytes < 1 || bytes > Integer.MAX_VALUE) {
-        problem(key, key + "=" + value.get() + " is out of range: use 1 byte to 2GB");
-        return Long.MAX_VALUE;
-      }
-      return bytes;
-    } catch (ArithmeticException | NumberFormatException tooLarge) {
-      problem(key, key + "=" + value.get() + " is out of range: use 1 byte to 2GB");
-      return Long.MAX_VALUE;
-    }
-  }
-
-  /** Digits that {@code parseInt}/{@code parseLong} refused: a number too large for its type, not a typo. */
-  private static boolean isWholeNumber(String value) {
-    return value.trim().matches("[-+]?\\d+");
   }
 
   private void problem(String key, String message) {

@@ -1,6 +1,8 @@
 package dev.outboxer.cdi.internal.config;
 
 import dev.outboxer.Ordering;
+import dev.outboxer.spi.CoreSettings;
+import dev.outboxer.spi.Setting;
 import java.time.Duration;
 import java.util.Map;
 
@@ -41,8 +43,20 @@ public record OutboxSettings(
     return maxAttempts == UNLIMITED_ATTEMPTS;
   }
 
+  /**
+   * @param key a key under the outbox's prefix
+   * @return {@code outbox.<name>.<key>}
+   */
   public String key(String key) {
     return ConfigKeys.key(name, key);
+  }
+
+  /**
+   * @param setting one of {@link CoreSettings#OUTBOX}'s settings
+   * @return its full key for this outbox: {@code outbox.orders.partitions}
+   */
+  public String key(Setting<?> setting) {
+    return ConfigKeys.key(name, setting);
   }
 
   /** The delay before retry number {@code failures + 1}: doubling from backoff.min, capped at backoff.max. */

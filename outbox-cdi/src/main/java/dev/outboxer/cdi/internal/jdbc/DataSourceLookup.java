@@ -4,6 +4,7 @@ import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.cdi.internal.cdi.OutboxPersistenceLiteral;
 import dev.outboxer.cdi.internal.config.ConfigKeys;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
+import dev.outboxer.spi.CoreSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
@@ -41,7 +42,7 @@ public class DataSourceLookup {
   /** Which data source Outboxer uses, in words for log messages and health checks. Resolves nothing. */
   public String describe() {
     if (configuration.dataSource().isPresent()) {
-      return "data source " + configuration.dataSource().get() + " (" + ConfigKeys.DATASOURCE + ")";
+      return "data source " + configuration.dataSource().get() + " (" + ConfigKeys.global(CoreSettings.DATASOURCE) + ")";
     }
     return beans.select(OutboxPersistenceLiteral.INSTANCE).isResolvable() ? "the @OutboxPersistence data source"
         : "the data source of the @OutboxPersistence EntityManager";
@@ -61,10 +62,10 @@ public class DataSourceLookup {
       if (found instanceof DataSource source) {
         return source;
       }
-      throw new OutboxConfigurationException(ConfigKeys.DATASOURCE, ConfigKeys.DATASOURCE + "=" + name + " is a "
+      throw new OutboxConfigurationException(ConfigKeys.global(CoreSettings.DATASOURCE), ConfigKeys.global(CoreSettings.DATASOURCE) + "=" + name + " is a "
           + found.getClass().getName() + ", not a javax.sql.DataSource");
     } catch (NamingException e) {
-      throw new OutboxConfigurationException(ConfigKeys.DATASOURCE, ConfigKeys.DATASOURCE + "=" + name
+      throw new OutboxConfigurationException(ConfigKeys.global(CoreSettings.DATASOURCE), ConfigKeys.global(CoreSettings.DATASOURCE) + "=" + name
           + " could not be looked up (" + e + "): give the JNDI name of the JTA data source that holds your business"
           + " data, as in your persistence unit's <jta-data-source>, for example jdbc/orders");
     }

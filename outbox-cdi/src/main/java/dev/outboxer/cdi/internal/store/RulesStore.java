@@ -1,8 +1,8 @@
 package dev.outboxer.cdi.internal.store;
 
-import dev.outboxer.cdi.internal.config.ConfigKeys;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
 import dev.outboxer.cdi.internal.jdbc.Sql;
+import dev.outboxer.spi.CoreSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -142,7 +142,7 @@ public class RulesStore {
       statement.executeUpdate();
     }
     LOG.warning("Outbox '" + settings.name() + "': partition count changed from " + stored.partitionCount + " to "
-        + count + " by this node (" + settings.key(ConfigKeys.PARTITIONS) + "=" + count + "); " + moved + " waiting or"
+        + count + " by this node (" + settings.key(CoreSettings.PARTITIONS) + "=" + count + "); " + moved + " waiting or"
         + " dead message(s) moved to their new partitions, per-group order kept. Nodes still running see the new"
         + " count at their next batch and follow it; give them the same setting before they restart.");
     return new Layout(count, version);

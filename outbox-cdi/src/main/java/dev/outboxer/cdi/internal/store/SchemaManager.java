@@ -5,6 +5,7 @@ import dev.outboxer.cdi.internal.config.ConfigKeys;
 import dev.outboxer.cdi.internal.config.SchemaMode;
 import dev.outboxer.cdi.internal.jdbc.Jdbc;
 import dev.outboxer.cdi.internal.tx.Transactions;
+import dev.outboxer.spi.CoreSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -34,6 +35,9 @@ import java.util.logging.Logger;
 @ApplicationScoped
 public class SchemaManager {
 
+  /** {@code outbox.schema}. */
+  private static final String SCHEMA_KEY = ConfigKeys.global(CoreSettings.SCHEMA);
+
   private static final Logger LOG = Logger.getLogger(SchemaManager.class.getName());
 
   /** Every table with the columns Outboxer reads or writes. */
@@ -60,7 +64,7 @@ public class SchemaManager {
   /** Validates (and with CREATE first creates) the schema; returns a short description of its state for the log. */
   public String prepare(SchemaMode mode) throws Exception {
     if (mode == SchemaMode.NONE) {
-      return "not checked (" + ConfigKeys.SCHEMA + "=none)";
+      return "not checked (" + SCHEMA_KEY + "=none)";
     }
     Dialect dialect = database.dialect();
     List<String> missing = transactions.inNewTransaction(Duration.ofSeconds(60), () -> jdbc.call(this::missing));
@@ -68,7 +72,7 @@ public class SchemaManager {
     if (!missing.isEmpty() && mode == SchemaMode.CREATE && missing.size() == everything(dialect).size()) {
       if (dialect == Dialect.MARIADB) {
         // DDL commits implicitly, which MariaDB refuses inside an XA transaction: nothing would be created.
-        throw new OutboxConfigurationException(ConfigKeys.SCHEMA, ConfigKeys.SCHEMA + "=create: MariaDB cannot create"
+        throw new OutboxConfigurationException(SCHEMA_KEY, SCHEMA_KEY + "=create: MariaDB cannot create"
             + " tables inside a JTA transaction, and Outboxer reaches the database only through the application's"
             + " transactions. Create the schema before the application starts, with the script "
             + dialect.ddlResource() + " in outbox-cdi.jar or the Flyway/Liquibase migrations shipped with it.");
@@ -77,20 +81,20 @@ public class SchemaManager {
         create(connection, dialect);
         return null;
       }));
-      LOG.info("Outboxer created its schema from " + dialect.ddlResource() + " (" + ConfigKeys.SCHEMA + "=create)");
+      LOG.info("Outboxer created its schema from " + dialect.ddlResource() + " (" + SCHEMA_KEY + "=create)");
       missing = transactions.inNewTransaction(Duration.ofSeconds(60), () -> jdbc.call(this::missing));
       created = true;
     }
     if (!missing.isEmpty()) {
       boolean none = missing.size() == everything(dialect).size();
-      throw new OutboxConfigurationException(ConfigKeys.SCHEMA, "Outboxer's schema is " + (none
+      throw new OutboxConfigurationException(SCHEMA_KEY, "Outboxer's schema is " + (none
           ? "missing in this database: tables " + String.join(", ", tables(dialect).keySet())
           + " (with their sequences and indexes)"
           : "incomplete or outdated in this database: missing " + summary(missing)) + ". Create it with the script " + dialect.ddlResource() + " in outbox-cdi.jar"
           + " (print it with: java -cp outbox-cdi.jar:outbox-api.jar dev.outboxer.cdi.internal.store.PrintDdl "
           + dialect.configValue() + "), or the Flyway migrations (classpath:"
           + dialect.flywayLocation() + ", with a history table of their own) or Liquibase changelog ("
-          + dialect.liquibaseChangelog() + ") shipped in the jar" + (mode == SchemaMode.VALIDATE ? "; for development, " + ConfigKeys.SCHEMA
+          + dialect.liquibaseChangelog() + ") shipped in the jar" + (mode == SchemaMode.VALIDATE ? "; for development, " + SCHEMA_KEY
           + "=create creates a missing schema at start-up" : "") + ".");
     }
     return created ? "created" : "valid";

@@ -9,6 +9,7 @@ import dev.outboxer.cdi.internal.jdbc.DataSourceLookup;
 import dev.outboxer.cdi.internal.jdbc.Jdbc;
 import dev.outboxer.cdi.internal.store.Database;
 import dev.outboxer.cdi.internal.store.Dialect;
+import dev.outboxer.spi.CoreSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -194,20 +195,20 @@ public class TwoPhaseCommitCheck {
 
   private String describeDataSource() {
     if (configuration.dataSource().isPresent() && dataSources.dataSource() != null) {
-      return "the data source " + ConfigKeys.DATASOURCE + "=" + configuration.dataSource().get();
+      return "the data source " + ConfigKeys.global(CoreSettings.DATASOURCE) + "=" + configuration.dataSource().get();
     }
     return dataSources.dataSource() != null ? "the @" + OutboxPersistence.class.getSimpleName() + " data source"
         : "the JTA data source of the @" + OutboxPersistence.class.getSimpleName() + " EntityManager's persistence unit";
   }
 
   private String dataSourceKey() {
-    return configuration.dataSource().isPresent() ? ConfigKeys.DATASOURCE : "@" + OutboxPersistence.class.getSimpleName();
+    return configuration.dataSource().isPresent() ? ConfigKeys.global(CoreSettings.DATASOURCE) : "@" + OutboxPersistence.class.getSimpleName();
   }
 
   private static String describe(Map<String, String> enlisting) {
     StringBuilder text = new StringBuilder();
     enlisting.forEach((outbox, relay) -> text.append(text.length() == 0 ? "" : ", ").append('\'').append(outbox)
-        .append("' (").append(ConfigKeys.key(outbox, ConfigKeys.RELAY)).append('=').append(relay).append(')'));
+        .append("' (").append(ConfigKeys.key(outbox, CoreSettings.RELAY)).append('=').append(relay).append(')'));
     return text.toString();
   }
 }

@@ -3,26 +3,27 @@ package dev.outboxer.cdi.internal.work;
 import dev.outboxer.cdi.internal.LogText;
 import dev.outboxer.cdi.internal.cdi.NodeIdentity;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
-import dev.outboxer.cdi.internal.config.Durations;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
 import dev.outboxer.cdi.internal.jdbc.Jdbc;
 import dev.outboxer.cdi.internal.jdbc.Sql;
 import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
 import dev.outboxer.cdi.internal.publish.Codecs;
-import dev.outboxer.cdi.internal.store.BatchStatements;
 import dev.outboxer.cdi.internal.store.BatchStatements.Claim;
 import dev.outboxer.cdi.internal.store.BatchStatements.ClaimedRead;
 import dev.outboxer.cdi.internal.store.BatchStatements.Read;
 import dev.outboxer.cdi.internal.store.BatchStatements.ReadRequest;
 import dev.outboxer.cdi.internal.store.BatchStatements.StoredMessage;
-import dev.outboxer.cdi.internal.tx.Transactions;
+import dev.outboxer.cdi.internal.store.BatchStatements;
 import dev.outboxer.cdi.internal.tx.Transactions.Outcome;
 import dev.outboxer.cdi.internal.tx.Transactions.Tx;
+import dev.outboxer.cdi.internal.tx.Transactions;
+import dev.outboxer.spi.CoreSettings;
 import dev.outboxer.spi.Failures;
 import dev.outboxer.spi.OrderingUnits;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.spi.RecordOutcome;
 import dev.outboxer.spi.Relay;
+import dev.outboxer.spi.Setting;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.SQLException;
@@ -306,7 +307,7 @@ public class BatchProcessor {
           timedOut = true;
           thrown = new RelayTimeoutException("The relay '" + settings.relay() + "' of outbox '" + settings.name()
               + "' did not report within " + settings.key("relay-timeout") + "="
-              + Durations.format(settings.relayTimeout()), thrown);
+              + Setting.formatDuration(settings.relayTimeout()), thrown);
         }
       }
       Duration relayTime = Duration.ofNanos(System.nanoTime() - started);
@@ -374,7 +375,7 @@ public class BatchProcessor {
             + " thread, as it found it); nothing of the batch is committed and its " + confirmed
             + " confirmed message(s) are delivered again" + (tamperedTransactionOver ? ""
             : ". The transaction holds the partition until the transaction manager rolls it back after "
-            + settings.key("transaction-timeout") + "=" + Durations.format(settings.transactionTimeout())
+            + settings.key(CoreSettings.TRANSACTION_TIMEOUT) + "=" + Setting.formatDuration(settings.transactionTimeout())
             + " (this platform gives applications no TransactionManager to end it sooner)"));
       }
       if (markedForRollback && (recorded || reported.failures().isEmpty())) {
@@ -387,8 +388,8 @@ public class BatchProcessor {
             charges.earliestRetry(), run.time(), true, batch.read.waiting());
       }
       throw new BatchRolledBackException("the claim with fencing token " + claim.fencingToken() + " lapsed while the"
-          + " relay had the batch (its transaction ended or its lease of " + settings.key("transaction-timeout") + "="
-          + Durations.format(settings.transactionTimeout()) + " ran out); nothing of it is committed and its "
+          + " relay had the batch (its transaction ended or its lease of " + settings.key(CoreSettings.TRANSACTION_TIMEOUT) + "="
+          + Setting.formatDuration(settings.transactionTimeout()) + " ran out); nothing of it is committed and its "
           + confirmed + " confirmed message(s) are delivered again");
     }
 

@@ -6,6 +6,7 @@ import dev.outboxer.cdi.internal.config.OutboxConfiguration;
 import dev.outboxer.cdi.internal.jdbc.DataSourceLookup;
 import dev.outboxer.cdi.internal.store.Database;
 import dev.outboxer.cdi.internal.store.Dialect;
+import dev.outboxer.spi.CoreSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.lang.reflect.Array;
@@ -170,7 +171,7 @@ public class CrossNodeWakeUp {
     if (dataSources.dataSource() == null) {
       LOG.info("Outboxer: workers on other nodes find this node's messages at their next poll, because Outboxer"
           + " writes through the EntityManager here. Give it the JTA data source (an @OutboxPersistence DataSource"
-          + " bean or " + ConfigKeys.DATASOURCE + ") and a publish wakes them at once through LISTEN/NOTIFY.");
+          + " bean or " + ConfigKeys.global(CoreSettings.DATASOURCE) + ") and a publish wakes them at once through LISTEN/NOTIFY.");
       return false;
     }
     return true;

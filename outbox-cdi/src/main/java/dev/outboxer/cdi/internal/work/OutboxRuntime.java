@@ -2,7 +2,6 @@ package dev.outboxer.cdi.internal.work;
 
 import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
-import dev.outboxer.cdi.internal.config.ConfigKeys;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
 import dev.outboxer.cdi.internal.config.WorkerMode;
@@ -17,6 +16,7 @@ import dev.outboxer.cdi.internal.store.Dialect;
 import dev.outboxer.cdi.internal.store.RulesStore;
 import dev.outboxer.cdi.internal.store.SchemaManager;
 import dev.outboxer.cdi.internal.tx.Transactions;
+import dev.outboxer.spi.CoreSettings;
 import dev.outboxer.spi.MessageConstraints;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -243,10 +243,10 @@ public class OutboxRuntime {
     }
     if (settings.maxPayloadSize() < limit) {
       limit = settings.maxPayloadSize();
-      source = settings.key(ConfigKeys.MAX_PAYLOAD_SIZE);
+      source = settings.key(CoreSettings.MAX_PAYLOAD_SIZE);
     } else if (settings.maxPayloadSize() != Long.MAX_VALUE && settings.maxPayloadSize() > limit) {
-      throw new OutboxConfigurationException(settings.key(ConfigKeys.MAX_PAYLOAD_SIZE), settings.key(
-          ConfigKeys.MAX_PAYLOAD_SIZE) + "=" + settings.maxPayloadSize() + " bytes is more than " + source + " ("
+      throw new OutboxConfigurationException(settings.key(CoreSettings.MAX_PAYLOAD_SIZE), settings.key(
+          CoreSettings.MAX_PAYLOAD_SIZE) + "=" + settings.maxPayloadSize() + " bytes is more than " + source + " ("
           + limit + " bytes): lower it" + (dialect == Dialect.MARIADB ? ", or raise max_allowed_packet" : ""));
     }
     return new MessageLimits.Limits(constraints, limit, source);
@@ -287,7 +287,7 @@ public class OutboxRuntime {
           if (inForce == null) {
             throw e;
           }
-          LOG.log(Level.SEVERE, "Outbox '" + settings.name() + "': could not apply " + settings.key(ConfigKeys.PARTITIONS)
+          LOG.log(Level.SEVERE, "Outbox '" + settings.name() + "': could not apply " + settings.key(CoreSettings.PARTITIONS)
               + "=" + settings.partitions() + " (" + e + "): the rules stayed locked, probably by long-running"
               + " transactions. This node runs with the " + inForce.partitionCount() + " partition(s) in force;"
               + " restart it to try the change again.", e);

@@ -1,8 +1,8 @@
 package dev.outboxer.cdi.internal.work;
 
-import dev.outboxer.cdi.internal.config.Durations;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
 import dev.outboxer.spi.Failures;
+import dev.outboxer.spi.Setting;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -50,7 +50,7 @@ final class RelayWarnings {
     if (timedOut) {
       kind = "timeout";
       what = "the relay '" + settings.relay() + "' did not return within " + settings.key("relay-timeout") + "="
-          + Durations.format(settings.relayTimeout()) + " (it was interrupted; reports after that are ignored)";
+          + Setting.formatDuration(settings.relayTimeout()) + " (it was interrupted; reports after that are ignored)";
     } else if (thrown != null) {
       kind = "threw";
       what = "the relay '" + settings.relay() + "' threw " + Failures.describe(thrown);

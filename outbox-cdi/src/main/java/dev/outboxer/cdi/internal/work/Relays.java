@@ -1,8 +1,8 @@
 package dev.outboxer.cdi.internal.work;
 
 import dev.outboxer.OutboxConfigurationException;
-import dev.outboxer.cdi.internal.config.ConfigKeys;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
+import dev.outboxer.spi.CoreSettings;
 import dev.outboxer.spi.MessageConstraints;
 import dev.outboxer.spi.Relay;
 import dev.outboxer.spi.RelayContext;
@@ -87,7 +87,7 @@ public class Relays {
     }
     Instance<Relay> bean = relayBeans.select(NamedLiteral.of(settings.relay()));
     if (!bean.isResolvable()) {
-      String key = settings.key(ConfigKeys.RELAY);
+      String key = settings.key(CoreSettings.RELAY);
       throw new OutboxConfigurationException(key, key + "=" + settings.relay() + " names no relay: not a relay module"
           + " (known: " + knownNames() + ") and not a @Named CDI bean implementing dev.outboxer.spi.Relay");
     }

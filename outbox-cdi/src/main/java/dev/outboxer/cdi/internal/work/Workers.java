@@ -8,6 +8,7 @@ import dev.outboxer.cdi.internal.config.OutboxSettings;
 import dev.outboxer.cdi.internal.config.WorkerMode;
 import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
 import dev.outboxer.cdi.internal.store.Database;
+import dev.outboxer.spi.CoreSettings;
 import dev.outboxer.spi.Relay;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -97,7 +98,7 @@ public class Workers implements PartitionWorker.LayoutListener {
     }
     WorkerMode mode = configuration.workerMode();
     if (mode == WorkerMode.NONE || configuration.outboxes().isEmpty()) {
-      LOG.info("Outboxer: no partition workers on this node (" + ConfigKeys.WORKER + "=" + mode.configValue() + ")");
+      LOG.info("Outboxer: no partition workers on this node (" + ConfigKeys.global(CoreSettings.WORKER) + "=" + mode.configValue() + ")");
       started = true;
       return;
     }
@@ -145,7 +146,7 @@ public class Workers implements PartitionWorker.LayoutListener {
       }
     }
     started = true;
-    LOG.info("Outboxer: " + total + " partition worker(s) started (" + ConfigKeys.WORKER + "=" + mode.configValue()
+    LOG.info("Outboxer: " + total + " partition worker(s) started (" + ConfigKeys.global(CoreSettings.WORKER) + "=" + mode.configValue()
         + ")");
   }
 
@@ -194,7 +195,7 @@ public class Workers implements PartitionWorker.LayoutListener {
       workers.partitionCount = partitionCount;
       workers.layoutVersion = layoutVersion;
       if (before != partitionCount) {
-        String key = workers.settings.key(ConfigKeys.PARTITIONS);
+        String key = workers.settings.key(CoreSettings.PARTITIONS);
         LOG.warning("Outbox '" + outbox + "': the partition count in force changed from " + before + " to "
             + partitionCount + " (layout version " + layoutVersion + ", set by another node); this node follows it"
             + " and now runs " + partitionCount + " worker(s)." + (workers.settings.partitions() != partitionCount
@@ -393,17 +394,17 @@ public class Workers implements PartitionWorker.LayoutListener {
       // Java SE with a container that provides one as a CDI bean (and tests that inject faults into it).
       return managedExecutors.get();
     }
-    String name = configuration.workerExecutor().orElse(ConfigKeys.DEFAULT_WORKER_EXECUTOR);
+    String name = configuration.workerExecutor().orElse(CoreSettings.WORKER_EXECUTOR.defaultValue().orElseThrow());
     try {
       Object found = new InitialContext().lookup(name);
       if (found instanceof ScheduledExecutorService managed) {
         return managed;
       }
-      throw new OutboxConfigurationException(ConfigKeys.WORKER_EXECUTOR, ConfigKeys.WORKER_EXECUTOR + "=" + name
+      throw new OutboxConfigurationException(ConfigKeys.global(CoreSettings.WORKER_EXECUTOR), ConfigKeys.global(CoreSettings.WORKER_EXECUTOR) + "=" + name
           + " is a " + found.getClass().getName() + ", not a ManagedScheduledExecutorService");
     } catch (NamingException e) {
       if (configuration.workerExecutor().isPresent()) {
-        throw new OutboxConfigurationException(ConfigKeys.WORKER_EXECUTOR, ConfigKeys.WORKER_EXECUTOR + "=" + name
+        throw new OutboxConfigurationException(ConfigKeys.global(CoreSettings.WORKER_EXECUTOR), ConfigKeys.global(CoreSettings.WORKER_EXECUTOR) + "=" + name
             + " could not be looked up: " + e);
       }
       int threads = configuration.workerThreads() > 0 ? configuration.workerThreads()

@@ -28,8 +28,9 @@ final class ConfigurationReference {
         page.append("| `").append(key).append("` | `").append(environmentName(key)).append("` | ")
             .append(setting.type()).append(" | ").append(cell(setting.range())).append(" | ")
             .append(setting.isRequired() ? "required" : setting.defaultText()
-                .map(text -> setting.defaultValue().isPresent() ? "`" + cell(text) + "`" : cell(text)).orElse("none"))
-            .append(" | ").append(cell(setting.meaning())).append(setting.isSecret() ? " (never shown in messages)" : "")
+                .map(text -> isValue(setting, text) ? "`" + cell(text) + "`" : cell(text)).orElse("none"))
+            .append(" | ").append(cell(setting.meaning()))
+            .append(setting.isSecret() && !setting.meaning().contains("never") ? " (never shown in messages)" : "")
             .append(" |\n");
       }
       declaration.passThroughMeaning().ifPresent(meaning -> {
@@ -40,6 +41,11 @@ final class ConfigurationReference {
     }
     page.append("\n");
     return page.toString();
+  }
+
+  /** Whether a default's text is the value itself, in the key's own spelling (shown as code), or a description. */
+  private static <T> boolean isValue(Setting<T> setting, String text) {
+    return setting.defaultValue().map(setting::format).filter(text::equals).isPresent() && !text.isEmpty();
   }
 
   /**

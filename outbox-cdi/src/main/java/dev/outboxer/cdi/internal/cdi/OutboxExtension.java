@@ -68,9 +68,11 @@ public class OutboxExtension implements Extension {
         try {
           provider.validate(relay.context());
         } catch (OutboxConfigurationException invalid) {
-          validation.addDeploymentProblem(invalid);
+          // Each problem once, on its own: the relay's first problem carries the others suppressed, and the container
+          // lists every problem too, so the trace showed each twice, ending in "[CIRCULAR REFERENCE: ...]".
+          validation.addDeploymentProblem(alone(invalid));
           for (Throwable more : invalid.getSuppressed()) {
-            validation.addDeploymentProblem(more);
+            validation.addDeploymentProblem(more instanceof OutboxConfigurationException problem ? alone(problem) : more);
           }
         } catch (RuntimeException broken) {
           validation.addDeploymentProblem(new OutboxConfigurationException(relay.relayKey(), "The "
@@ -114,6 +116,16 @@ public class OutboxExtension implements Extension {
           + beans.getBeans(PayloadCodec.class).size() + " PayloadCodec beans and needs at most one"));
     }
     configuration = read;
+  }
+
+  /** The problem without the problems suppressed in it, where it was found. */
+  private static OutboxConfigurationException alone(OutboxConfigurationException problem) {
+    if (problem.getSuppressed().length == 0) {
+      return problem;
+    }
+    OutboxConfigurationException alone = new OutboxConfigurationException(problem.key(), problem.getMessage());
+    alone.setStackTrace(problem.getStackTrace());
+    return alone;
   }
 
   private static Set<String> knownRelayNames(BeanManager beans, Set<String> providers) {

@@ -1,5 +1,6 @@
 package dev.outboxer.sample;
 
+import dev.outboxer.spi.SqlScripts;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.Singleton;
@@ -14,7 +15,6 @@ import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.logging.Logger;
@@ -86,7 +86,7 @@ public class SchemaSetup {
   }
 
   private static void run(Connection connection, String script) throws SQLException {
-    List<String> statements = statements(read(script));
+    List<String> statements = SqlScripts.statements(read(script));
     try (Statement statement = connection.createStatement()) {
       for (String sql : statements) {
         statement.execute(sql);
@@ -104,27 +104,5 @@ public class SchemaSetup {
     } catch (IOException e) {
       throw new IllegalStateException("Could not read " + resource, e);
     }
-  }
-
-  /** Comment lines dropped; a statement ends with a semicolon at the end of a line. */
-  public static List<String> statements(String script) {
-    List<String> statements = new ArrayList<>();
-    StringBuilder current = new StringBuilder();
-    for (String line : script.split("\n")) {
-      String trimmed = line.strip();
-      if (trimmed.isEmpty() || trimmed.startsWith("--")) {
-        continue;
-      }
-      current.append(line).append('\n');
-      if (trimmed.endsWith(";")) {
-        String sql = current.toString().strip();
-        statements.add(sql.substring(0, sql.length() - 1));
-        current.setLength(0);
-      }
-    }
-    if (!current.toString().isBlank()) {
-      statements.add(current.toString().strip());
-    }
-    return statements;
   }
 }

@@ -5,6 +5,7 @@ import dev.outboxer.cdi.internal.config.ConfigKeys;
 import dev.outboxer.cdi.internal.config.SchemaMode;
 import dev.outboxer.cdi.internal.jdbc.Jdbc;
 import dev.outboxer.cdi.internal.tx.Transactions;
+import dev.outboxer.spi.SqlScripts;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -225,7 +226,7 @@ public class SchemaManager {
 
   private static void create(Connection connection, Dialect dialect) throws SQLException {
     try (Statement statement = connection.createStatement()) {
-      for (String sql : statements(ddl(dialect))) {
+      for (String sql : SqlScripts.statements(ddl(dialect))) {
         statement.execute(sql);
       }
     }
@@ -241,27 +242,5 @@ public class SchemaManager {
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  /** Splits a script into statements: comment lines dropped, statements end with a semicolon at the end of a line. */
-  public static List<String> statements(String script) {
-    List<String> statements = new ArrayList<>();
-    StringBuilder current = new StringBuilder();
-    for (String line : script.split("\n")) {
-      String trimmed = line.strip();
-      if (trimmed.isEmpty() || trimmed.startsWith("--")) {
-        continue;
-      }
-      current.append(line).append('\n');
-      if (trimmed.endsWith(";")) {
-        String sql = current.toString().strip();
-        statements.add(sql.substring(0, sql.length() - 1));
-        current.setLength(0);
-      }
-    }
-    if (!current.toString().isBlank()) {
-      statements.add(current.toString().strip());
-    }
-    return statements;
   }
 }

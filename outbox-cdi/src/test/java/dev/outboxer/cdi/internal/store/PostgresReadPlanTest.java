@@ -3,6 +3,7 @@ package dev.outboxer.cdi.internal.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxer.Ordering;
+import dev.outboxer.spi.SqlScripts;
 import dev.outboxer.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -31,7 +32,7 @@ class PostgresReadPlanTest {
   @BeforeAll
   static void createSchema() {
     database = EmptyDatabase.create(TestDatabase.POSTGRESQL, "read_plan");
-    database.execute(SchemaManager.statements(SchemaManager.ddl(Dialect.POSTGRESQL)));
+    database.execute(SqlScripts.statements(SchemaManager.ddl(Dialect.POSTGRESQL)));
   }
 
   @AfterAll

@@ -1,5 +1,6 @@
 package dev.outboxer.cdi.internal.store;
 
+import dev.outboxer.spi.SupportedDatabase;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -74,30 +75,13 @@ public enum Dialect {
     return "META-INF/outboxer/liquibase/" + configValue() + ".xml";
   }
 
+  /** The dialect of an {@code outbox.database} value; empty for a database Outboxer does not know. */
   public static Optional<Dialect> fromConfig(String value) {
-    for (Dialect dialect : values()) {
-      if (dialect.configValue().equalsIgnoreCase(value.trim())) {
-        return Optional.of(dialect);
-      }
-    }
-    return Optional.empty();
+    return SupportedDatabase.fromConfigValue(value).map(Dialect::of);
   }
 
-  /** Recognises a database from a JDBC product name or what {@code SELECT version()} says. */
-  public static Optional<Dialect> fromProductName(String product) {
-    String name = product.toLowerCase(Locale.ROOT);
-    if (name.contains("postgres")) {
-      return Optional.of(POSTGRESQL);
-    }
-    if (name.contains("mariadb")) {
-      return Optional.of(MARIADB);
-    }
-    if (name.contains("h2")) {
-      return Optional.of(H2);
-    }
-    if (name.contains("sqlite")) {
-      return Optional.of(SQLITE);
-    }
-    return Optional.empty();
+  /** The dialect of a database the SPI recognised (the same constants, by name). */
+  public static Dialect of(SupportedDatabase database) {
+    return valueOf(database.name());
   }
 }

@@ -1,6 +1,7 @@
 package dev.outboxer.sample;
 
 import dev.outboxer.spi.SqlScripts;
+import dev.outboxer.spi.SupportedDatabase;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.Singleton;
@@ -50,7 +51,7 @@ public class SchemaSetup {
   void createMissingTables() {
     try (Connection connection = dataSource.getConnection()) {
       connection.setAutoCommit(true);
-      String database = database(connection.getMetaData().getDatabaseProductName());
+      String database = SupportedDatabase.of(connection.getMetaData()).configValue();
       if (!tableExists(connection, "outbox_message")) {
         run(connection, "META-INF/outboxer/ddl/" + database + ".sql");
       }
@@ -60,16 +61,6 @@ public class SchemaSetup {
     } catch (SQLException e) {
       throw new IllegalStateException("Could not create the sample's tables in jdbc/orders: " + e.getMessage(), e);
     }
-  }
-
-  private static String database(String productName) {
-    String name = productName.toLowerCase(Locale.ROOT);
-    for (String known : new String[] {"postgresql", "mariadb", "h2"}) {
-      if (name.contains(known)) {
-        return known;
-      }
-    }
-    throw new IllegalStateException("The sample has no DDL for " + productName);
   }
 
   private static boolean tableExists(Connection connection, String table) throws SQLException {

@@ -6,8 +6,10 @@ import java.util.Optional;
 
 /**
  * The databases Outboxer supports, and what each can do that changes how Outboxer talks to it.
- * The SQL itself lives with the store that runs it ({@link PublishStatements}, {@link BatchStatements},
- * {@link RulesStore}, {@link AdminStatements}), one switch per statement.
+ * The SQL that is the same on every database lives with the store that runs it ({@link PublishStatements},
+ * {@link BatchStatements}, {@link RulesStore}, {@link AdminStatements}); what differs is in one class per
+ * database behind {@link DialectSql} ({@link #sql()}), except in {@link BatchStatements}, which still
+ * switches on the dialect.
  */
 public enum Dialect {
   /**
@@ -15,11 +17,11 @@ public enum Dialect {
    * lists, and transaction snapshots that tell when every id below a bound is settled, which lets a
    * worker start its reads where its last batch ended instead of at the partition's first row.
    */
-  POSTGRESQL,
+  POSTGRESQL(new PostgresSql()),
   /** MariaDB 10.6+: lock rows for {@code serialize-writes}; workers lock by primary key only. */
-  MARIADB,
+  MARIADB(new MariaDbSql()),
   /** H2 2.x: tests and embedded demos on one JVM. */
-  H2,
+  H2(new H2Sql()),
   /**
    * SQLite 3.35+ (xerial sqlite-jdbc), one process only: the database has a single writer at a
    * time, so a transaction that writes holds the whole database until it ends. Claims, admin
@@ -27,7 +29,18 @@ public enum Dialect {
    * exist); ids come from a counter row updated under it, so ids follow commit order and {@code
    * serialize-writes} needs nothing. No sequences: see {@code sqlite.sql}.
    */
-  SQLITE;
+  SQLITE(new SqliteSql());
+
+  private final DialectSql sql;
+
+  Dialect(DialectSql sql) {
+    this.sql = sql;
+  }
+
+  /** This database's way of writing the statements that differ between databases. */
+  DialectSql sql() {
+    return sql;
+  }
 
   public String configValue() {
     return name().toLowerCase(Locale.ROOT);

@@ -3,13 +3,14 @@ package dev.outboxer.cdi.internal.store;
 import dev.outboxer.spi.SupportedDatabase;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The databases Outboxer supports, and what each can do that changes how Outboxer talks to it.
  * The SQL that is the same on every database lives with the store that runs it ({@link PublishStatements},
  * {@link BatchStatements}, {@link RulesStore}, {@link AdminStatements}); what differs is in one class per
- * database behind {@link DialectSql} ({@link #sql()}), except in {@link BatchStatements}, which still
- * switches on the dialect.
+ * database behind {@link DialectSql} ({@link #sql()}) and, for the workers' batches, {@link BatchSql}
+ * ({@link #batchSql()}).
  */
 public enum Dialect {
   /**
@@ -17,11 +18,11 @@ public enum Dialect {
    * lists, and transaction snapshots that tell when every id below a bound is settled, which lets a
    * worker start its reads where its last batch ended instead of at the partition's first row.
    */
-  POSTGRESQL(new PostgresSql()),
+  POSTGRESQL(new PostgresSql(), sql -> new PostgresBatchSql()),
   /** MariaDB 10.6+: lock rows for {@code serialize-writes}; workers lock by primary key only. */
-  MARIADB(new MariaDbSql()),
+  MARIADB(new MariaDbSql(), MariaDbBatchSql::new),
   /** H2 2.x: tests and embedded demos on one JVM. */
-  H2(new H2Sql()),
+  H2(new H2Sql(), H2BatchSql::new),
   /**
    * SQLite 3.35+ (xerial sqlite-jdbc), one process only: the database has a single writer at a
    * time, so a transaction that writes holds the whole database until it ends. Claims, admin
@@ -29,17 +30,24 @@ public enum Dialect {
    * exist); ids come from a counter row updated under it, so ids follow commit order and {@code
    * serialize-writes} needs nothing. No sequences: see {@code sqlite.sql}.
    */
-  SQLITE(new SqliteSql());
+  SQLITE(new SqliteSql(), SqliteBatchSql::new);
 
   private final DialectSql sql;
+  private final BatchSql batchSql;
 
-  Dialect(DialectSql sql) {
+  Dialect(DialectSql sql, Function<DialectSql, BatchSql> batchSql) {
     this.sql = sql;
+    this.batchSql = batchSql.apply(sql);
   }
 
   /** This database's way of writing the statements that differ between databases. */
   DialectSql sql() {
     return sql;
+  }
+
+  /** This database's statements of a worker's batch transaction. */
+  BatchSql batchSql() {
+    return batchSql;
   }
 
   public String configValue() {

@@ -14,8 +14,9 @@ import java.util.List;
  * doing it is in one small class. The stores keep the SQL that is the same everywhere.
  *
  * <p>Every method runs in the caller's transaction and holds what it locks until that transaction
- * ends. Not covered yet: the statements of {@link BatchStatements} and the rest of
- * {@link AdminStatements}, which still ask {@link Dialect} what they may do.
+ * ends. The workers' batch statements have an interface of their own, {@link BatchSql}; what a
+ * database can do ({@link Dialect#singleWriter()}, {@link Dialect#advisoryLocks()}) stays on
+ * {@link Dialect}.
  */
 interface DialectSql {
 

@@ -71,7 +71,8 @@ final class H2Sql implements DialectSql {
 
   @Override
   public void boundLockWait(Connection connection, Duration wait) {
-    // H2's lock timeout (LOCK_TIMEOUT) is the session's, which would stay with the pooled connection: its default holds.
+    // H2's lock timeout (LOCK_TIMEOUT) is the session's, which would stay with the pooled connection: the default
+    // holds.
   }
 
   @Override

@@ -79,7 +79,8 @@ public class RulesStore {
     Layout layout = new Layout(stored.partitionCount, stored.layoutVersion);
     if (stored.partitionCount != settings.partitions()) {
       dialect.sql().boundLockWait(connection, LOCK_WAIT);
-      stored = dialect.singleWriter() ? stored : read(connection, settings.name(), dialect.sql().lockWaitPrefix(LOCK_WAIT));
+      stored = dialect.singleWriter() ? stored
+          : read(connection, settings.name(), dialect.sql().lockWaitPrefix(LOCK_WAIT));
       layout = stored.partitionCount == settings.partitions()
           ? new Layout(stored.partitionCount, stored.layoutVersion)
           : changePartitionCount(connection, settings, stored, now, nodeId);

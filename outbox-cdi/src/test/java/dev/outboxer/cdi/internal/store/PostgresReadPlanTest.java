@@ -77,7 +77,7 @@ class PostgresReadPlanTest {
         statement.execute("SET LOCAL enable_seqscan = off");
         statement.execute("SET LOCAL enable_bitmapscan = off");
         List<String> plan = new ArrayList<>();
-        try (PreparedStatement explain = BatchStatements.preparePostgresqlRead(connection, "EXPLAIN ", "orders", 0,
+        try (PreparedStatement explain = PostgresBatchSql.preparePostgresqlRead(connection, "EXPLAIN ", "orders", 0,
             new BatchStatements.ReadRequest(ordering, 0, 100, true), LocalDateTime.of(2026, 12, 3, 12, 0));
             ResultSet rows = explain.executeQuery()) {
           while (rows.next()) {

@@ -93,8 +93,8 @@ public class AdminStatements {
         }
       }
     }
-    Map<Integer, dev.outboxer.PreparedTransaction> held = PreparedHolders.of(connection, database.dialect(), outbox, 0,
-        partitionCount);
+    Map<Integer, dev.outboxer.PreparedTransaction> held =
+        database.dialect().sql().preparedHolders(connection, outbox, 0, partitionCount);
     List<PartitionStatus> partitions = new ArrayList<>();
     try (PreparedStatement statement = connection.prepareStatement("SELECT partition_no, owner_node, fencing_token, "
         + time("claimed_at") + " FROM outbox_partition WHERE outbox = ? AND partition_no < ? ORDER BY partition_no")) {
@@ -114,7 +114,7 @@ public class AdminStatements {
   /** The prepared transactions holding partitions below {@code partitionCount}, by partition (PostgreSQL only). */
   public java.util.SortedMap<Integer, dev.outboxer.PreparedTransaction> preparedTransactions(Connection connection,
       String outbox, int partitionCount) throws SQLException {
-    return PreparedHolders.of(connection, database.dialect(), outbox, 0, partitionCount);
+    return database.dialect().sql().preparedHolders(connection, outbox, 0, partitionCount);
   }
 
   public List<BlockedGroup> blockedGroups(Connection connection, String outbox, int limit, LocalDateTime now)

@@ -107,7 +107,7 @@ public class BatchStatements {
   public java.util.Optional<dev.outboxer.PreparedTransaction> preparedHolder(Connection connection, String outbox,
       int partition) throws SQLException {
     return java.util.Optional.ofNullable(
-        PreparedHolders.of(connection, database.dialect(), outbox, partition, partition + 1).get(partition));
+        database.dialect().sql().preparedHolders(connection, outbox, partition, partition + 1).get(partition));
   }
 
   /** As above; on PostgreSQL with {@code probeRunning} the claim also probes the running transactions. */

@@ -77,6 +77,14 @@ public enum Dialect {
     return this == SQLITE;
   }
 
+  /**
+   * Whether DDL can run in a JTA transaction, the only way Outboxer reaches the database: not on
+   * MariaDB, where DDL commits implicitly, which it refuses inside an XA transaction.
+   */
+  public boolean ddlInJtaTransactions() {
+    return this != MARIADB;
+  }
+
   /** The DDL script shipped for this database. */
   public String ddlResource() {
     return "META-INF/outboxer/ddl/" + configValue() + ".sql";

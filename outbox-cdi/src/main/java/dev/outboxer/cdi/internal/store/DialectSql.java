@@ -1,11 +1,16 @@
 package dev.outboxer.cdi.internal.store;
 
 import dev.outboxer.cdi.internal.store.PublishStatements.NewMessage;
+import dev.outboxer.PreparedTransaction;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.List;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeSet;
 
 /**
  * What differs between the databases in the statements of the stores: one implementation per
@@ -68,4 +73,30 @@ interface DialectSql {
 
   /** {@code count} new ids from the message sequence, ascending. */
   List<Long> nextMessageIds(Connection connection, int count) throws SQLException;
+
+  /**
+   * The names of the sequences in the schema, in any case (compare ignoring it), for the schema
+   * check; on SQLite the counter rows of {@code outbox_sequence} that stand in for them (none
+   * without the table).
+   */
+  Set<String> sequenceNames(Connection connection, String catalog, String schema) throws SQLException;
+
+  /**
+   * The prepared (two-phase) transactions that hold partitions {@code from} to {@code to - 1} of
+   * the outbox, by partition; empty where the database cannot tell (all but PostgreSQL, see
+   * {@link PreparedHolders}).
+   */
+  SortedMap<Integer, PreparedTransaction> preparedHolders(Connection connection, String outbox, int from, int to)
+      throws SQLException;
+
+  /** The sequences as the driver's metadata lists them (table type {@code SEQUENCE}): PostgreSQL, MariaDB. */
+  static Set<String> sequencesFromMetadata(Connection connection, String catalog, String schema) throws SQLException {
+    Set<String> found = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    try (ResultSet rows = connection.getMetaData().getTables(catalog, schema, null, new String[] {"SEQUENCE"})) {
+      while (rows.next()) {
+        found.add(rows.getString("TABLE_NAME"));
+      }
+    }
+    return found;
+  }
 }

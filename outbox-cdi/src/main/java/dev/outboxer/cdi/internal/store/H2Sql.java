@@ -2,14 +2,20 @@ package dev.outboxer.cdi.internal.store;
 
 import dev.outboxer.cdi.internal.jdbc.Sql;
 import dev.outboxer.cdi.internal.store.PublishStatements.NewMessage;
+import dev.outboxer.PreparedTransaction;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /** {@link DialectSql} of H2: a lock row per group, as MariaDB, and the insert read back from {@code FINAL TABLE}. */
 final class H2Sql implements DialectSql {
@@ -103,5 +109,25 @@ final class H2Sql implements DialectSql {
     }
     ids.sort(null);
     return ids;
+  }
+
+  /** From H2's information schema: its driver's metadata does not list sequences as tables. */
+  @Override
+  public Set<String> sequenceNames(Connection connection, String catalog, String schema) throws SQLException {
+    Set<String> found = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    try (Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery("SELECT SEQUENCE_NAME FROM INFORMATION_SCHEMA.SEQUENCES"
+            + " WHERE SEQUENCE_SCHEMA = SCHEMA()")) {
+      while (rows.next()) {
+        found.add(rows.getString(1));
+      }
+    }
+    return found;
+  }
+
+  @Override
+  public SortedMap<Integer, PreparedTransaction> preparedHolders(Connection connection, String outbox, int from,
+      int to) {
+    return new TreeMap<>();
   }
 }

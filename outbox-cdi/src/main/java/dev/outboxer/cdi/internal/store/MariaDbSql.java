@@ -2,12 +2,16 @@ package dev.outboxer.cdi.internal.store;
 
 import dev.outboxer.cdi.internal.jdbc.Sql;
 import dev.outboxer.cdi.internal.store.PublishStatements.NewMessage;
+import dev.outboxer.PreparedTransaction;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.List;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /** {@link DialectSql} of MariaDB: a lock row per group, lock waits bounded per statement, times read as text. */
 final class MariaDbSql implements DialectSql {
@@ -65,5 +69,16 @@ final class MariaDbSql implements DialectSql {
   @Override
   public List<Long> nextMessageIds(Connection connection, int count) throws SQLException {
     return H2Sql.nextValues(connection, "SELECT NEXT VALUE FOR outbox_message_seq", count);
+  }
+
+  @Override
+  public Set<String> sequenceNames(Connection connection, String catalog, String schema) throws SQLException {
+    return DialectSql.sequencesFromMetadata(connection, catalog, schema);
+  }
+
+  @Override
+  public SortedMap<Integer, PreparedTransaction> preparedHolders(Connection connection, String outbox, int from,
+      int to) {
+    return new TreeMap<>();
   }
 }

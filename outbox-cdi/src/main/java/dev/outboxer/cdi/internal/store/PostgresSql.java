@@ -1,6 +1,7 @@
 package dev.outboxer.cdi.internal.store;
 
 import dev.outboxer.cdi.internal.store.PublishStatements.NewMessage;
+import dev.outboxer.PreparedTransaction;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -9,6 +10,8 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.SortedMap;
 
 /** {@link DialectSql} of PostgreSQL: advisory locks for groups, the lock wait set for the transaction. */
 final class PostgresSql implements DialectSql {
@@ -79,5 +82,16 @@ final class PostgresSql implements DialectSql {
     }
     ids.sort(null);
     return ids;
+  }
+
+  @Override
+  public Set<String> sequenceNames(Connection connection, String catalog, String schema) throws SQLException {
+    return DialectSql.sequencesFromMetadata(connection, catalog, schema);
+  }
+
+  @Override
+  public SortedMap<Integer, PreparedTransaction> preparedHolders(Connection connection, String outbox, int from,
+      int to) throws SQLException {
+    return PreparedHolders.of(connection, outbox, from, to);
   }
 }

@@ -67,7 +67,7 @@ public class SchemaManager {
     List<String> missing = transactions.inNewTransaction(Duration.ofSeconds(60), () -> jdbc.call(this::missing));
     boolean created = false;
     if (!missing.isEmpty() && mode == SchemaMode.CREATE && missing.size() == everything(dialect).size()) {
-      if (dialect == Dialect.MARIADB) {
+      if (!dialect.ddlInJtaTransactions()) {
         // DDL commits implicitly, which MariaDB refuses inside an XA transaction: nothing would be created.
         throw new OutboxConfigurationException(ConfigKeys.SCHEMA, ConfigKeys.SCHEMA + "=create: MariaDB cannot create"
             + " tables inside a JTA transaction, and Outboxer reaches the database only through the application's"
@@ -161,7 +161,7 @@ public class SchemaManager {
         }
       }
     }
-    Set<String> sequences = sequences(connection, meta, catalog, schema);
+    Set<String> sequences = database.dialect().sql().sequenceNames(connection, catalog, schema);
     for (String sequence : SEQUENCES) {
       if (!sequences.contains(sequence)) {
         missing.add("sequence " + sequence);
@@ -182,42 +182,6 @@ public class SchemaManager {
       }
     }
     return missing;
-  }
-
-  private Set<String> sequences(Connection connection, DatabaseMetaData meta, String catalog, String schema)
-      throws SQLException {
-    Set<String> found = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-    if (database.dialect().singleWriter()) {
-      // A sequence is a row of the counters table; without the table there is none (reported as missing too).
-      try (ResultSet tables = meta.getTables(catalog, schema, SQLITE_COUNTERS, null)) {
-        if (!tables.next()) {
-          return found;
-        }
-      }
-      try (Statement statement = connection.createStatement();
-          ResultSet rows = statement.executeQuery("SELECT name FROM " + SQLITE_COUNTERS)) {
-        while (rows.next()) {
-          found.add(rows.getString(1));
-        }
-      }
-      return found;
-    }
-    if (database.dialect() == Dialect.H2) {
-      try (Statement statement = connection.createStatement();
-          ResultSet rows = statement.executeQuery("SELECT SEQUENCE_NAME FROM INFORMATION_SCHEMA.SEQUENCES"
-              + " WHERE SEQUENCE_SCHEMA = SCHEMA()")) {
-        while (rows.next()) {
-          found.add(rows.getString(1));
-        }
-      }
-      return found;
-    }
-    try (ResultSet rows = meta.getTables(catalog, schema, null, new String[] {"SEQUENCE"})) {
-      while (rows.next()) {
-        found.add(rows.getString("TABLE_NAME"));
-      }
-    }
-    return found;
   }
 
   private static String name(String name, boolean upper) {

@@ -1,12 +1,19 @@
 package dev.outboxer.cdi.internal.store;
 
 import dev.outboxer.cdi.internal.store.PublishStatements.NewMessage;
+import dev.outboxer.PreparedTransaction;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * {@link DialectSql} of SQLite: ids from the {@code outbox_sequence} counter row, drawn under the
@@ -66,5 +73,29 @@ final class SqliteSql implements DialectSql {
       }
     }
     return ids;
+  }
+
+  /** The rows of the counters table that stand in for sequences; without the table there is none. */
+  @Override
+  public Set<String> sequenceNames(Connection connection, String catalog, String schema) throws SQLException {
+    Set<String> found = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    try (ResultSet tables = connection.getMetaData().getTables(catalog, schema, SchemaManager.SQLITE_COUNTERS, null)) {
+      if (!tables.next()) {
+        return found;
+      }
+    }
+    try (Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery("SELECT name FROM " + SchemaManager.SQLITE_COUNTERS)) {
+      while (rows.next()) {
+        found.add(rows.getString(1));
+      }
+    }
+    return found;
+  }
+
+  @Override
+  public SortedMap<Integer, PreparedTransaction> preparedHolders(Connection connection, String outbox, int from,
+      int to) {
+    return new TreeMap<>();
   }
 }

@@ -1,5 +1,7 @@
 package dev.outboxer.sample;
 
+import dev.outboxer.spi.SqlScripts;
+import dev.outboxer.spi.SupportedDatabase;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.Singleton;
@@ -14,7 +16,6 @@ import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.logging.Logger;
@@ -50,7 +51,7 @@ public class SchemaSetup {
   void createMissingTables() {
     try (Connection connection = dataSource.getConnection()) {
       connection.setAutoCommit(true);
-      String database = database(connection.getMetaData().getDatabaseProductName());
+      String database = SupportedDatabase.of(connection.getMetaData()).configValue();
       if (!tableExists(connection, "outbox_message")) {
         run(connection, "META-INF/outboxer/ddl/" + database + ".sql");
       }
@@ -60,16 +61,6 @@ public class SchemaSetup {
     } catch (SQLException e) {
       throw new IllegalStateException("Could not create the sample's tables in jdbc/orders: " + e.getMessage(), e);
     }
-  }
-
-  private static String database(String productName) {
-    String name = productName.toLowerCase(Locale.ROOT);
-    for (String known : new String[] {"postgresql", "mariadb", "h2"}) {
-      if (name.contains(known)) {
-        return known;
-      }
-    }
-    throw new IllegalStateException("The sample has no DDL for " + productName);
   }
 
   private static boolean tableExists(Connection connection, String table) throws SQLException {
@@ -86,7 +77,7 @@ public class SchemaSetup {
   }
 
   private static void run(Connection connection, String script) throws SQLException {
-    List<String> statements = statements(read(script));
+    List<String> statements = SqlScripts.statements(read(script));
     try (Statement statement = connection.createStatement()) {
       for (String sql : statements) {
         statement.execute(sql);
@@ -104,27 +95,5 @@ public class SchemaSetup {
     } catch (IOException e) {
       throw new IllegalStateException("Could not read " + resource, e);
     }
-  }
-
-  /** Comment lines dropped; a statement ends with a semicolon at the end of a line. */
-  public static List<String> statements(String script) {
-    List<String> statements = new ArrayList<>();
-    StringBuilder current = new StringBuilder();
-    for (String line : script.split("\n")) {
-      String trimmed = line.strip();
-      if (trimmed.isEmpty() || trimmed.startsWith("--")) {
-        continue;
-      }
-      current.append(line).append('\n');
-      if (trimmed.endsWith(";")) {
-        String sql = current.toString().strip();
-        statements.add(sql.substring(0, sql.length() - 1));
-        current.setLength(0);
-      }
-    }
-    if (!current.toString().isBlank()) {
-      statements.add(current.toString().strip());
-    }
-    return statements;
   }
 }

@@ -1,6 +1,6 @@
 package dev.outboxer.it;
 
-import dev.outboxer.sample.SchemaSetup;
+import dev.outboxer.spi.SqlScripts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -20,7 +20,7 @@ public class PreparedPostgresSchema extends FreshPostgresSchema {
   @Override
   protected void afterDrop(Statement statement) throws SQLException {
     for (String script : new String[] {outboxerScript(), sampleScript()}) {
-      for (String sql : SchemaSetup.statements(script)) {
+      for (String sql : SqlScripts.statements(script)) {
         statement.execute(sql);
       }
     }

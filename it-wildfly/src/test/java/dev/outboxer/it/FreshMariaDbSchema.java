@@ -1,6 +1,6 @@
 package dev.outboxer.it;
 
-import dev.outboxer.sample.SchemaSetup;
+import dev.outboxer.spi.SqlScripts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -52,7 +52,7 @@ public class FreshMariaDbSchema implements BeforeAllCallback {
         statement.execute(sql);
       }
       for (String script : new String[] {resource("META-INF/outboxer/ddl/mariadb.sql"), resource("mariadb/orders.sql")}) {
-        for (String sql : SchemaSetup.statements(script)) {
+        for (String sql : SqlScripts.statements(script)) {
           statement.execute(sql);
         }
       }

@@ -1,5 +1,6 @@
 package dev.outboxer.chaos;
 
+import dev.outboxer.spi.SqlScripts;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -91,16 +92,8 @@ final class Destination {
         Statement statement = connection.createStatement()) {
       statement.execute("DROP TABLE IF EXISTS outbox_inbox");
       statement.execute("DROP TABLE IF EXISTS outbox_inbox_message");
-      StringBuilder withoutComments = new StringBuilder();
-      for (String line : ddl.split("\n")) {
-        if (!line.trim().startsWith("--")) {
-          withoutComments.append(line).append('\n');
-        }
-      }
-      for (String sql : withoutComments.toString().split(";")) {
-        if (!sql.isBlank()) {
-          statement.execute(sql);
-        }
+      for (String sql : SqlScripts.statements(ddl)) {
+        statement.execute(sql);
       }
     }
   }

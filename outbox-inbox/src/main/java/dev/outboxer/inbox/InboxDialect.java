@@ -1,11 +1,11 @@
 package dev.outboxer.inbox;
 
+import dev.outboxer.spi.SupportedDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.LocalDateTime;
-import java.util.Locale;
 
 /**
  * The statements of each supported database. Every accept holds a lock on the group's row (or
@@ -164,25 +164,17 @@ enum InboxDialect {
   }
 
   /**
+   * The dialect of the connection's database, recognised by the rule the core uses too
+   * ({@link SupportedDatabase#of(java.sql.DatabaseMetaData)}).
+   *
    * @throws InboxException naming the product if it is none of the supported databases
    */
   static InboxDialect of(Connection connection) throws SQLException {
-    String product = connection.getMetaData().getDatabaseProductName();
-    String name = product.toLowerCase(Locale.ROOT);
-    if (name.contains("postgres")) {
-      return POSTGRESQL;
+    try {
+      return valueOf(SupportedDatabase.of(connection.getMetaData()).name());
+    } catch (IllegalArgumentException unsupported) {
+      throw new InboxException("The inbox cannot use its database. " + unsupported.getMessage(), unsupported);
     }
-    if (name.contains("mariadb") || name.contains("mysql")) {
-      return MARIADB;
-    }
-    if (name.contains("h2")) {
-      return H2;
-    }
-    if (name.contains("sqlite")) {
-      return SQLITE;
-    }
-    throw new InboxException("The inbox does not support the database " + product
-        + "; it supports PostgreSQL, MariaDB, H2 and SQLite");
   }
 
   /** Locks the group's row (which exists), then moves its last id up if the message's is greater. */

@@ -1,5 +1,6 @@
 package dev.outboxer.inbox;
 
+import dev.outboxer.spi.SqlScripts;
 import dev.outboxer.testing.TestDatabase;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,7 +25,7 @@ final class InboxTestSchema {
   /** Drops the inbox tables (only those) and runs {@code script}: the shipped one, or one altered by a test. */
   static void create(TestDatabase database, String script) {
     drop(database);
-    database.execute(TestDatabase.statements(script).toArray(String[]::new));
+    database.execute(SqlScripts.statements(script).toArray(String[]::new));
   }
 
   static void drop(TestDatabase database) {

@@ -1,5 +1,6 @@
 package dev.outboxer.testing;
 
+import dev.outboxer.spi.SqlScripts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -27,7 +28,7 @@ final class SchemaSetup {
       }
       connection.setAutoCommit(true);
       try (Statement statement = connection.createStatement()) {
-        for (String sql : TestDatabase.statements(script(resource))) {
+        for (String sql : SqlScripts.statements(script(resource))) {
           statement.execute(sql);
         }
       }

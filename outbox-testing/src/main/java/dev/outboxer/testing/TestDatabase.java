@@ -1,5 +1,6 @@
 package dev.outboxer.testing;
 
+import dev.outboxer.spi.SqlScripts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -7,8 +8,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
 import org.junit.jupiter.api.Assertions;
@@ -176,7 +175,7 @@ public enum TestDatabase {
       for (String sequence : SEQUENCES) {
         executeIgnoringAbsence(statement, "DROP SEQUENCE IF EXISTS " + sequence);
       }
-      for (String sql : statements(ddl())) {
+      for (String sql : SqlScripts.statements(ddl())) {
         statement.execute(sql);
       }
       statement.execute("CREATE TABLE test_order (id BIGINT NOT NULL PRIMARY KEY, description VARCHAR(200) NOT NULL)");
@@ -223,28 +222,6 @@ public enum TestDatabase {
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  /** Splits a script into statements: comment lines dropped, statements end with a semicolon at the end of a line. */
-  public static List<String> statements(String script) {
-    List<String> statements = new ArrayList<>();
-    StringBuilder current = new StringBuilder();
-    for (String line : script.split("\n")) {
-      String trimmed = line.strip();
-      if (trimmed.isEmpty() || trimmed.startsWith("--")) {
-        continue;
-      }
-      current.append(line).append('\n');
-      if (trimmed.endsWith(";")) {
-        String sql = current.toString().strip();
-        statements.add(sql.substring(0, sql.length() - 1));
-        current.setLength(0);
-      }
-    }
-    if (!current.toString().isBlank()) {
-      statements.add(current.toString().strip());
-    }
-    return statements;
   }
 
   private static void executeIgnoringAbsence(Statement statement, String sql) {

@@ -30,8 +30,8 @@ public final class Sql {
   /**
    * Reads a UTC time. MariaDB's driver converts a DATETIME it reads through the JVM's time zone
    * (a time in a daylight-saving gap comes back an hour late, even from {@code getString}), so on
-   * MariaDB Outboxer selects its times as text ({@code CAST(column AS CHAR)}, see {@link
-   * #readTime}) and this parses them.
+   * MariaDB Outboxer selects its times as text ({@code CAST(column AS CHAR)}, the store's
+   * {@code MariaDbSql.readTime}) and this parses them.
    */
   public static LocalDateTime getUtc(ResultSet rows, int column) throws SQLException {
     int type = rows.getMetaData().getColumnType(column);
@@ -40,11 +40,6 @@ public final class Sql {
       return text == null ? null : LocalDateTime.parse(text.replace(' ', 'T'));
     }
     return rows.getObject(column, LocalDateTime.class);
-  }
-
-  /** A time column in a select list: as text on MariaDB (see {@link #getUtc}), as it is elsewhere. */
-  public static String readTime(boolean asText, String column) {
-    return asText ? "CAST(" + column + " AS CHAR)" : column;
   }
 
   public static void setNullableString(PreparedStatement statement, int index, String value) throws SQLException {

@@ -46,9 +46,9 @@ public class AdminStatements {
 
   @Inject Database database;
 
-  /** Times as text on MariaDB: see {@link Sql#getUtc}. */
+  /** A time column as this database's {@link DialectSql#readTime} reads it. */
   private String time(String column) {
-    return Sql.readTime(database.dialect() == Dialect.MARIADB, column);
+    return database.dialect().sql().readTime(column);
   }
 
   public OutboxCounts counts(Connection connection, String outbox, LocalDateTime now) throws SQLException {
@@ -93,8 +93,8 @@ public class AdminStatements {
         }
       }
     }
-    Map<Integer, dev.outboxer.PreparedTransaction> held = PreparedHolders.of(connection, database.dialect(), outbox, 0,
-        partitionCount);
+    Map<Integer, dev.outboxer.PreparedTransaction> held =
+        database.dialect().sql().preparedHolders(connection, outbox, 0, partitionCount);
     List<PartitionStatus> partitions = new ArrayList<>();
     try (PreparedStatement statement = connection.prepareStatement("SELECT partition_no, owner_node, fencing_token, "
         + time("claimed_at") + " FROM outbox_partition WHERE outbox = ? AND partition_no < ? ORDER BY partition_no")) {
@@ -114,7 +114,7 @@ public class AdminStatements {
   /** The prepared transactions holding partitions below {@code partitionCount}, by partition (PostgreSQL only). */
   public java.util.SortedMap<Integer, dev.outboxer.PreparedTransaction> preparedTransactions(Connection connection,
       String outbox, int partitionCount) throws SQLException {
-    return PreparedHolders.of(connection, database.dialect(), outbox, 0, partitionCount);
+    return database.dialect().sql().preparedHolders(connection, outbox, 0, partitionCount);
   }
 
   public List<BlockedGroup> blockedGroups(Connection connection, String outbox, int limit, LocalDateTime now)
@@ -245,14 +245,8 @@ public class AdminStatements {
   private void lockPartitions(Connection connection, String outbox, TreeSet<Integer> partitions, Duration lockWait)
       throws SQLException {
     Dialect dialect = database.dialect();
-    if (dialect == Dialect.POSTGRESQL) {
-      try (PreparedStatement statement = connection.prepareStatement("SELECT set_config('lock_timeout', ?, true)")) {
-        statement.setString(1, lockWait.toMillis() + "ms");
-        statement.execute();
-      }
-    }
-    String prefix = dialect == Dialect.MARIADB
-        ? "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(1, lockWait.toSeconds()) + " FOR " : "";
+    dialect.sql().boundLockWait(connection, lockWait);
+    String prefix = dialect.sql().lockWaitPrefix(lockWait);
     for (int partition : partitions) {
       // SQLite: the write lock the caller took already keeps every batch out.
       if (!dialect.singleWriter()) {
@@ -389,7 +383,7 @@ public class AdminStatements {
             + " revive fewer groups at once (by ids, or with retryDeadGroup).");
       }
       for (String group : groups) {
-        PublishStatements.lockGroup(connection, dialect, outbox, group, now);
+        dialect.sql().lockGroup(connection, outbox, group, now);
       }
     }
     List<Long> newIds = nextMessageIds(connection, dead.size());
@@ -492,40 +486,7 @@ public class AdminStatements {
 
   /** Takes ids from the message sequence, ascending. */
   private List<Long> nextMessageIds(Connection connection, int count) throws SQLException {
-    List<Long> ids = new ArrayList<>(count);
-    if (database.dialect().singleWriter()) {
-      if (count > 0) {
-        long last = SingleWriter.draw(connection, "outbox_message_seq", count, 0);
-        for (long id = last - count + 1; id <= last; id++) {
-          ids.add(id);
-        }
-      }
-      return ids;
-    }
-    if (database.dialect() == Dialect.POSTGRESQL) {
-      try (PreparedStatement statement = connection.prepareStatement(
-          "SELECT nextval('outbox_message_seq') FROM generate_series(1, ?)")) {
-        statement.setInt(1, count);
-        try (ResultSet rows = statement.executeQuery()) {
-          while (rows.next()) {
-            ids.add(rows.getLong(1));
-          }
-        }
-      }
-    } else {
-      String sql = database.dialect() == Dialect.H2 ? "VALUES NEXT VALUE FOR outbox_message_seq"
-          : "SELECT NEXT VALUE FOR outbox_message_seq";
-      try (PreparedStatement statement = connection.prepareStatement(sql)) {
-        for (int i = 0; i < count; i++) {
-          try (ResultSet rows = statement.executeQuery()) {
-            rows.next();
-            ids.add(rows.getLong(1));
-          }
-        }
-      }
-    }
-    ids.sort(null);
-    return ids;
+    return database.dialect().sql().nextMessageIds(connection, count);
   }
 
   /** Pending messages per partition, for tests and operators. */

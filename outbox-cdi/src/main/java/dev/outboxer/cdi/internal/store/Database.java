@@ -4,6 +4,7 @@ import dev.outboxer.OutboxException;
 import dev.outboxer.cdi.internal.config.OutboxConfiguration;
 import dev.outboxer.cdi.internal.jdbc.Jdbc;
 import dev.outboxer.cdi.internal.tx.Transactions;
+import dev.outboxer.spi.SupportedDatabase;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -12,7 +13,8 @@ import java.util.logging.Logger;
 
 /**
  * Which database the application's EntityManager talks to: from {@code outbox.database}, or from
- * the JDBC connection's metadata, read once at start-up.
+ * the JDBC connection's metadata, read once at start-up and recognised by the SPI's one rule
+ * ({@link SupportedDatabase#of(String, String)}, which the inbox uses too).
  */
 @ApplicationScoped
 public class Database {
@@ -46,7 +48,7 @@ public class Database {
   }
 
   private Dialect detect() {
-    String product;
+    String[] product;
     try {
       if (transactions.isActive()) {
         product = readProduct();
@@ -57,17 +59,21 @@ public class Database {
       throw new OutboxException("Outboxer could not read which database the EntityManager uses (" + e
           + "): set outbox.database to postgresql, mariadb, h2 or sqlite", e);
     }
-    Dialect found = Dialect.fromProductName(product).orElseThrow(() -> new OutboxException(
-        "Outboxer does not support the database '" + product + "': supported are PostgreSQL 12+, MariaDB 10.6+, H2"
-            + " 2.x and SQLite 3.35+ (MySQL has no sequences; Derby support ended in 0.2, use H2 for embedded demos)"));
-    LOG.info("Outboxer detected the database: " + found.configValue() + " (" + product + ")");
-    return found;
+    SupportedDatabase found;
+    try {
+      found = SupportedDatabase.of(product[0], product[1]);
+    } catch (IllegalArgumentException unsupported) {
+      throw new OutboxException(unsupported.getMessage(), unsupported);
+    }
+    LOG.info("Outboxer detected the database: " + found.configValue() + " (" + productVersion + ")");
+    return Dialect.of(found);
   }
 
-  private String readProduct() throws Exception {
-    String product = jdbc.call(connection -> connection.getMetaData().getDatabaseProductName() + " "
-        + connection.getMetaData().getDatabaseProductVersion());
-    productVersion = product;
+  /** The product name and version, as the driver reports them. */
+  private String[] readProduct() throws Exception {
+    String[] product = jdbc.call(connection -> new String[] {connection.getMetaData().getDatabaseProductName(),
+        connection.getMetaData().getDatabaseProductVersion()});
+    productVersion = product[0] + " " + product[1];
     return product;
   }
 }

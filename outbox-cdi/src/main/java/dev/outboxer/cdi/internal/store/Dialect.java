@@ -1,12 +1,16 @@
 package dev.outboxer.cdi.internal.store;
 
+import dev.outboxer.spi.SupportedDatabase;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The databases Outboxer supports, and what each can do that changes how Outboxer talks to it.
- * The SQL itself lives with the store that runs it ({@link PublishStatements}, {@link BatchStatements},
- * {@link RulesStore}, {@link AdminStatements}), one switch per statement.
+ * The SQL that is the same on every database lives with the store that runs it ({@link PublishStatements},
+ * {@link BatchStatements}, {@link RulesStore}, {@link AdminStatements}); what differs is in one class per
+ * database behind {@link DialectSql} ({@link #sql()}) and, for the workers' batches, {@link BatchSql}
+ * ({@link #batchSql()}).
  */
 public enum Dialect {
   /**
@@ -14,11 +18,11 @@ public enum Dialect {
    * lists, and transaction snapshots that tell when every id below a bound is settled, which lets a
    * worker start its reads where its last batch ended instead of at the partition's first row.
    */
-  POSTGRESQL,
+  POSTGRESQL(new PostgresSql(), sql -> new PostgresBatchSql()),
   /** MariaDB 10.6+: lock rows for {@code serialize-writes}; workers lock by primary key only. */
-  MARIADB,
+  MARIADB(new MariaDbSql(), MariaDbBatchSql::new),
   /** H2 2.x: tests and embedded demos on one JVM. */
-  H2,
+  H2(new H2Sql(), H2BatchSql::new),
   /**
    * SQLite 3.35+ (xerial sqlite-jdbc), one process only: the database has a single writer at a
    * time, so a transaction that writes holds the whole database until it ends. Claims, admin
@@ -26,7 +30,25 @@ public enum Dialect {
    * exist); ids come from a counter row updated under it, so ids follow commit order and {@code
    * serialize-writes} needs nothing. No sequences: see {@code sqlite.sql}.
    */
-  SQLITE;
+  SQLITE(new SqliteSql(), SqliteBatchSql::new);
+
+  private final DialectSql sql;
+  private final BatchSql batchSql;
+
+  Dialect(DialectSql sql, Function<DialectSql, BatchSql> batchSql) {
+    this.sql = sql;
+    this.batchSql = batchSql.apply(sql);
+  }
+
+  /** This database's way of writing the statements that differ between databases. */
+  DialectSql sql() {
+    return sql;
+  }
+
+  /** This database's statements of a worker's batch transaction. */
+  BatchSql batchSql() {
+    return batchSql;
+  }
 
   public String configValue() {
     return name().toLowerCase(Locale.ROOT);
@@ -55,6 +77,14 @@ public enum Dialect {
     return this == SQLITE;
   }
 
+  /**
+   * Whether DDL can run in a JTA transaction, the only way Outboxer reaches the database: not on
+   * MariaDB, where DDL commits implicitly, which it refuses inside an XA transaction.
+   */
+  public boolean ddlInJtaTransactions() {
+    return this != MARIADB;
+  }
+
   /** The DDL script shipped for this database. */
   public String ddlResource() {
     return "META-INF/outboxer/ddl/" + configValue() + ".sql";
@@ -74,30 +104,13 @@ public enum Dialect {
     return "META-INF/outboxer/liquibase/" + configValue() + ".xml";
   }
 
+  /** The dialect of an {@code outbox.database} value; empty for a database Outboxer does not know. */
   public static Optional<Dialect> fromConfig(String value) {
-    for (Dialect dialect : values()) {
-      if (dialect.configValue().equalsIgnoreCase(value.trim())) {
-        return Optional.of(dialect);
-      }
-    }
-    return Optional.empty();
+    return SupportedDatabase.fromConfigValue(value).map(Dialect::of);
   }
 
-  /** Recognises a database from a JDBC product name or what {@code SELECT version()} says. */
-  public static Optional<Dialect> fromProductName(String product) {
-    String name = product.toLowerCase(Locale.ROOT);
-    if (name.contains("postgres")) {
-      return Optional.of(POSTGRESQL);
-    }
-    if (name.contains("mariadb")) {
-      return Optional.of(MARIADB);
-    }
-    if (name.contains("h2")) {
-      return Optional.of(H2);
-    }
-    if (name.contains("sqlite")) {
-      return Optional.of(SQLITE);
-    }
-    return Optional.empty();
+  /** The dialect of a database the SPI recognised (the same constants, by name). */
+  public static Dialect of(SupportedDatabase database) {
+    return valueOf(database.name());
   }
 }

@@ -38,14 +38,11 @@ final class PreparedHolders {
 
   /**
    * The prepared transactions holding partitions {@code from} to {@code to - 1} of the outbox, by
-   * partition; empty on other databases.
+   * partition (PostgreSQL only: {@link PostgresSql#preparedHolders}).
    */
-  static SortedMap<Integer, PreparedTransaction> of(Connection connection, Dialect dialect, String outbox, int from, int to)
+  static SortedMap<Integer, PreparedTransaction> of(Connection connection, String outbox, int from, int to)
       throws SQLException {
     SortedMap<Integer, PreparedTransaction> holders = new TreeMap<>();
-    if (dialect != Dialect.POSTGRESQL) {
-      return holders;
-    }
     try (PreparedStatement statement = connection.prepareStatement(HOLDERS)) {
       statement.setString(1, outbox);
       statement.setInt(2, from);

@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.HashSet;
 import java.util.Set;
@@ -35,6 +36,11 @@ public class RulesStore {
 
   private static final Logger LOG = Logger.getLogger(RulesStore.class.getName());
   static final int LOCK_WAIT_SECONDS = 10;
+  /**
+   * Bounds the wait for the rules and partition locks: a long-running publisher must not stall the
+   * start (PostgreSQL: for this transaction; MariaDB: per statement, see {@link DialectSql#boundLockWait}).
+   */
+  private static final Duration LOCK_WAIT = Duration.ofSeconds(LOCK_WAIT_SECONDS);
 
   @Inject Database database;
 
@@ -72,8 +78,9 @@ public class RulesStore {
     }
     Layout layout = new Layout(stored.partitionCount, stored.layoutVersion);
     if (stored.partitionCount != settings.partitions()) {
-      setLockWait(connection, dialect);
-      stored = dialect.singleWriter() ? stored : read(connection, settings.name(), lockPrefix(dialect));
+      dialect.sql().boundLockWait(connection, LOCK_WAIT);
+      stored = dialect.singleWriter() ? stored
+          : read(connection, settings.name(), dialect.sql().lockWaitPrefix(LOCK_WAIT));
       layout = stored.partitionCount == settings.partitions()
           ? new Layout(stored.partitionCount, stored.layoutVersion)
           : changePartitionCount(connection, settings, stored, now, nodeId);
@@ -149,29 +156,11 @@ public class RulesStore {
   }
 
   private void lockPartitionRows(Connection connection, String outbox) throws SQLException {
-    try (PreparedStatement statement = connection.prepareStatement(lockPrefix(database.dialect())
+    try (PreparedStatement statement = connection.prepareStatement(database.dialect().sql().lockWaitPrefix(LOCK_WAIT)
         + "SELECT partition_no FROM outbox_partition WHERE outbox = ? FOR UPDATE")) {
       statement.setString(1, outbox);
       statement.executeQuery().close();
     }
-  }
-
-  /**
-   * Bounds the wait for the rules and partition locks: a long-running publisher must not stall the
-   * start. PostgreSQL: for this transaction; MariaDB: per statement ({@link #lockPrefix}), because a
-   * session setting would stay with the pooled connection.
-   */
-  private static void setLockWait(Connection connection, Dialect dialect) throws SQLException {
-    if (dialect == Dialect.POSTGRESQL) {
-      try (PreparedStatement statement = connection.prepareStatement(
-          "SELECT set_config('lock_timeout', '" + LOCK_WAIT_SECONDS + "s', true)")) {
-        statement.execute();
-      }
-    }
-  }
-
-  private static String lockPrefix(Dialect dialect) {
-    return dialect == Dialect.MARIADB ? "SET STATEMENT innodb_lock_wait_timeout = " + LOCK_WAIT_SECONDS + " FOR " : "";
   }
 
   private static void ensurePartitionRows(Connection connection, String outbox, int count) throws SQLException {

@@ -6,6 +6,7 @@ import dev.outboxer.cdi.internal.config.SchemaMode;
 import dev.outboxer.cdi.internal.jdbc.Jdbc;
 import dev.outboxer.cdi.internal.tx.Transactions;
 import dev.outboxer.spi.CoreSettings;
+import dev.outboxer.spi.SqlScripts;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -70,7 +71,7 @@ public class SchemaManager {
     List<String> missing = transactions.inNewTransaction(Duration.ofSeconds(60), () -> jdbc.call(this::missing));
     boolean created = false;
     if (!missing.isEmpty() && mode == SchemaMode.CREATE && missing.size() == everything(dialect).size()) {
-      if (dialect == Dialect.MARIADB) {
+      if (!dialect.ddlInJtaTransactions()) {
         // DDL commits implicitly, which MariaDB refuses inside an XA transaction: nothing would be created.
         throw new OutboxConfigurationException(SCHEMA_KEY, SCHEMA_KEY + "=create: MariaDB cannot create"
             + " tables inside a JTA transaction, and Outboxer reaches the database only through the application's"
@@ -164,7 +165,7 @@ public class SchemaManager {
         }
       }
     }
-    Set<String> sequences = sequences(connection, meta, catalog, schema);
+    Set<String> sequences = database.dialect().sql().sequenceNames(connection, catalog, schema);
     for (String sequence : SEQUENCES) {
       if (!sequences.contains(sequence)) {
         missing.add("sequence " + sequence);
@@ -187,49 +188,13 @@ public class SchemaManager {
     return missing;
   }
 
-  private Set<String> sequences(Connection connection, DatabaseMetaData meta, String catalog, String schema)
-      throws SQLException {
-    Set<String> found = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-    if (database.dialect().singleWriter()) {
-      // A sequence is a row of the counters table; without the table there is none (reported as missing too).
-      try (ResultSet tables = meta.getTables(catalog, schema, SQLITE_COUNTERS, null)) {
-        if (!tables.next()) {
-          return found;
-        }
-      }
-      try (Statement statement = connection.createStatement();
-          ResultSet rows = statement.executeQuery("SELECT name FROM " + SQLITE_COUNTERS)) {
-        while (rows.next()) {
-          found.add(rows.getString(1));
-        }
-      }
-      return found;
-    }
-    if (database.dialect() == Dialect.H2) {
-      try (Statement statement = connection.createStatement();
-          ResultSet rows = statement.executeQuery("SELECT SEQUENCE_NAME FROM INFORMATION_SCHEMA.SEQUENCES"
-              + " WHERE SEQUENCE_SCHEMA = SCHEMA()")) {
-        while (rows.next()) {
-          found.add(rows.getString(1));
-        }
-      }
-      return found;
-    }
-    try (ResultSet rows = meta.getTables(catalog, schema, null, new String[] {"SEQUENCE"})) {
-      while (rows.next()) {
-        found.add(rows.getString("TABLE_NAME"));
-      }
-    }
-    return found;
-  }
-
   private static String name(String name, boolean upper) {
     return upper ? name.toUpperCase(Locale.ROOT) : name;
   }
 
   private static void create(Connection connection, Dialect dialect) throws SQLException {
     try (Statement statement = connection.createStatement()) {
-      for (String sql : statements(ddl(dialect))) {
+      for (String sql : SqlScripts.statements(ddl(dialect))) {
         statement.execute(sql);
       }
     }
@@ -245,27 +210,5 @@ public class SchemaManager {
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  /** Splits a script into statements: comment lines dropped, statements end with a semicolon at the end of a line. */
-  public static List<String> statements(String script) {
-    List<String> statements = new ArrayList<>();
-    StringBuilder current = new StringBuilder();
-    for (String line : script.split("\n")) {
-      String trimmed = line.strip();
-      if (trimmed.isEmpty() || trimmed.startsWith("--")) {
-        continue;
-      }
-      current.append(line).append('\n');
-      if (trimmed.endsWith(";")) {
-        String sql = current.toString().strip();
-        statements.add(sql.substring(0, sql.length() - 1));
-        current.setLength(0);
-      }
-    }
-    if (!current.toString().isBlank()) {
-      statements.add(current.toString().strip());
-    }
-    return statements;
   }
 }

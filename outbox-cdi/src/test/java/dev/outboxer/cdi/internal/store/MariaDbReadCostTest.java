@@ -3,6 +3,7 @@ package dev.outboxer.cdi.internal.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxer.Ordering;
+import dev.outboxer.spi.SqlScripts;
 import dev.outboxer.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -30,7 +31,7 @@ class MariaDbReadCostTest {
   @BeforeAll
   static void fill() {
     database = EmptyDatabase.create(TestDatabase.MARIADB, "read_cost");
-    database.execute(SchemaManager.statements(SchemaManager.ddl(Dialect.MARIADB)));
+    database.execute(SqlScripts.statements(SchemaManager.ddl(Dialect.MARIADB)));
     database.execute(java.util.List.of(
         "INSERT INTO outbox_message (id, outbox, partition_no, partition_key, group_key, message_type, content_type,"
             + " payload, headers, status, attempts, next_attempt_at, created_at)"

@@ -3,6 +3,7 @@ package dev.outboxer.cdi.internal.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxer.Ordering;
+import dev.outboxer.spi.SqlScripts;
 import dev.outboxer.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -31,7 +32,7 @@ class PostgresReadPlanTest {
   @BeforeAll
   static void createSchema() {
     database = EmptyDatabase.create(TestDatabase.POSTGRESQL, "read_plan");
-    database.execute(SchemaManager.statements(SchemaManager.ddl(Dialect.POSTGRESQL)));
+    database.execute(SqlScripts.statements(SchemaManager.ddl(Dialect.POSTGRESQL)));
   }
 
   @AfterAll
@@ -76,7 +77,7 @@ class PostgresReadPlanTest {
         statement.execute("SET LOCAL enable_seqscan = off");
         statement.execute("SET LOCAL enable_bitmapscan = off");
         List<String> plan = new ArrayList<>();
-        try (PreparedStatement explain = BatchStatements.preparePostgresqlRead(connection, "EXPLAIN ", "orders", 0,
+        try (PreparedStatement explain = PostgresBatchSql.preparePostgresqlRead(connection, "EXPLAIN ", "orders", 0,
             new BatchStatements.ReadRequest(ordering, 0, 100, true), LocalDateTime.of(2026, 12, 3, 12, 0));
             ResultSet rows = explain.executeQuery()) {
           while (rows.next()) {

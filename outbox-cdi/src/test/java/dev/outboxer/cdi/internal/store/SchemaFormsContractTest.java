@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxer.Outbox;
 import dev.outboxer.cdi.internal.Keyed;
+import dev.outboxer.spi.SqlScripts;
 import dev.outboxer.testing.OutboxTestContainer;
 import dev.outboxer.testing.RecordingRelay;
 import dev.outboxer.testing.TestDatabase;
@@ -71,7 +72,7 @@ abstract class SchemaFormsContractTest {
   /** The schema the plain DDL script creates: what every other form must create. */
   private Catalogue fromDdlScript() {
     try (EmptyDatabase plain = EmptyDatabase.create(database(), "schema_ddl")) {
-      plain.execute(SchemaManager.statements(SchemaManager.ddl(dialect())));
+      plain.execute(SqlScripts.statements(SchemaManager.ddl(dialect())));
       Catalogue catalogue = plain.catalogue();
       // Not a comparison of two empty catalogues.
       assertThat(catalogue.objects()).containsKeys("table outbox_message", "table outbox_partition",
@@ -142,8 +143,8 @@ abstract class SchemaFormsContractTest {
   void the_catalogue_comparison_tells_a_changed_column_apart() {
     Catalogue expected = fromDdlScript();
     try (EmptyDatabase changed = EmptyDatabase.create(database(), "schema_changed")) {
-      changed.execute(SchemaManager.statements(SchemaManager.ddl(dialect())));
-      changed.execute(SchemaManager.statements(narrowLastErrorColumn()));
+      changed.execute(SqlScripts.statements(SchemaManager.ddl(dialect())));
+      changed.execute(SqlScripts.statements(narrowLastErrorColumn()));
       assertThat(changed.catalogue().objects().get("column outbox_message.last_error"))
           .isNotEqualTo(expected.objects().get("column outbox_message.last_error"));
       assertThat(changed.catalogue().toString()).isNotEqualTo(expected.toString());

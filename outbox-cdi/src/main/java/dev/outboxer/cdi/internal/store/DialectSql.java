@@ -1,0 +1,102 @@
+package dev.outboxer.cdi.internal.store;
+
+import dev.outboxer.cdi.internal.store.PublishStatements.NewMessage;
+import dev.outboxer.PreparedTransaction;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.util.List;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeSet;
+
+/**
+ * What differs between the databases in the statements of the stores: one implementation per
+ * database ({@link PostgresSql}, {@link MariaDbSql}, {@link H2Sql}, {@link SqliteSql}), reached
+ * through {@link Dialect#sql()}, so that a store says what it does once and each database's way of
+ * doing it is in one small class. The stores keep the SQL that is the same everywhere.
+ *
+ * <p>Every method runs in the caller's transaction and holds what it locks until that transaction
+ * ends. The workers' batch statements have an interface of their own, {@link BatchSql}; what a
+ * database can do ({@link Dialect#singleWriter()}, {@link Dialect#advisoryLocks()}) stays on
+ * {@link Dialect}.
+ */
+interface DialectSql {
+
+  /**
+   * The publish: one statement that draws the id, reads the partition count in force (holding the
+   * rules row in a shared lock until the transaction ends, see {@link PublishStatements}) and
+   * inserts the row, returning {@code id, partition_no}. Parameters: 1 partition key, 2 partition
+   * key, 3 group key, 4 type, 5 content type, 6 payload, 7 headers, 8 created at (UTC), 9 outbox;
+   * where {@link #groupLockInInsert()} and {@code lockGroup}, 10 the group's lock key
+   * ({@link GroupHash#lockKey}).
+   */
+  String insertMessage(boolean lockGroup);
+
+  /**
+   * Whether the insert itself takes the group's serialize-writes lock (before it draws the id), so
+   * that {@link #beforeInsert} need not.
+   */
+  boolean groupLockInInsert();
+
+  /**
+   * What must run before {@link #insertMessage} in the same transaction: the group's lock where the
+   * insert does not take it ({@code lockGroup}), the id where the insert cannot draw it.
+   */
+  void beforeInsert(Connection connection, NewMessage message, boolean lockGroup) throws SQLException;
+
+  /**
+   * Takes the serialize-writes lock of one group, held until the transaction ends: the lock a
+   * publish of the group takes before it draws its id. Exact keys: unrelated groups never wait for
+   * each other. Nothing on a database whose single writer already serialises every publisher.
+   */
+  void lockGroup(Connection connection, String outbox, String groupKey, LocalDateTime now) throws SQLException;
+
+  /**
+   * Bounds how long the row locks that follow in this transaction wait, where the database can set
+   * that for the transaction (PostgreSQL). A session setting would stay with the pooled connection,
+   * so databases that can only do that bound each statement instead ({@link #lockWaitPrefix}).
+   */
+  void boundLockWait(Connection connection, Duration wait) throws SQLException;
+
+  /**
+   * What goes before a locking statement to bound its wait (MariaDB: {@code SET STATEMENT
+   * innodb_lock_wait_timeout = n FOR}, at least a second); empty where {@link #boundLockWait} did it or the
+   * database has no such setting.
+   */
+  String lockWaitPrefix(Duration wait);
+
+  /** A time column in a select list, in the form {@link dev.outboxer.cdi.internal.jdbc.Sql#getUtc} reads back. */
+  String readTime(String column);
+
+  /** {@code count} new ids from the message sequence, ascending. */
+  List<Long> nextMessageIds(Connection connection, int count) throws SQLException;
+
+  /**
+   * The names of the sequences in the schema, in any case (compare ignoring it), for the schema
+   * check; on SQLite the counter rows of {@code outbox_sequence} that stand in for them (none
+   * without the table).
+   */
+  Set<String> sequenceNames(Connection connection, String catalog, String schema) throws SQLException;
+
+  /**
+   * The prepared (two-phase) transactions that hold partitions {@code from} to {@code to - 1} of
+   * the outbox, by partition; empty where the database cannot tell (all but PostgreSQL, see
+   * {@link PreparedHolders}).
+   */
+  SortedMap<Integer, PreparedTransaction> preparedHolders(Connection connection, String outbox, int from, int to)
+      throws SQLException;
+
+  /** The sequences as the driver's metadata lists them (table type {@code SEQUENCE}): PostgreSQL, MariaDB. */
+  static Set<String> sequencesFromMetadata(Connection connection, String catalog, String schema) throws SQLException {
+    Set<String> found = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    try (ResultSet rows = connection.getMetaData().getTables(catalog, schema, null, new String[] {"SEQUENCE"})) {
+      while (rows.next()) {
+        found.add(rows.getString("TABLE_NAME"));
+      }
+    }
+    return found;
+  }
+}

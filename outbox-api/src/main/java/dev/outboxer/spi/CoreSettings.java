@@ -105,7 +105,7 @@ public final class CoreSettings implements SettingsCatalog {
           + " other nodes find new messages at their next poll");
   /** {@code outbox.database}. */
   public static final Setting<String> DATABASE = Setting.oneOf("database", "supported database",
-      choices("postgresql", "mariadb", "h2", "sqlite")).withDefault(null, "detected")
+      databases()).withDefault(null, "detected")
       .meaning("the database's SQL dialect; set it if detection fails");
   /** {@code outbox.metrics.refresh-interval}. */
   public static final Setting<Duration> METRICS_REFRESH = Setting.duration("metrics.refresh-interval", MAX_DURATION)
@@ -137,6 +137,15 @@ public final class CoreSettings implements SettingsCatalog {
     Map<String, Ordering> choices = new LinkedHashMap<>();
     for (Ordering ordering : Ordering.values()) {
       choices.put(ordering.configValue(), ordering);
+    }
+    return choices;
+  }
+
+  /** The words of {@link SupportedDatabase}, in its order. */
+  private static Map<String, String> databases() {
+    Map<String, String> choices = new LinkedHashMap<>();
+    for (SupportedDatabase database : SupportedDatabase.values()) {
+      choices.put(database.configValue(), database.configValue());
     }
     return choices;
   }

@@ -151,8 +151,8 @@ public final class OutboxConfigReader {
     int threads = global.optional(CoreSettings.WORKER_THREADS).orElse(0);
     Optional<String> database;
     if (global.raw(CoreSettings.DATABASE).filter("derby"::equalsIgnoreCase).isPresent()) {
-      global.problem(CoreSettings.DATABASE, "is not a supported database: use postgresql, mariadb, h2 or sqlite, or"
-          + " remove the key to detect it (Derby is no longer supported)");
+      global.problem(CoreSettings.DATABASE, "is not a supported database: use " + CoreSettings.DATABASE.range()
+          + ", or remove the key to detect it (Derby is no longer supported)");
       database = Optional.empty();
     } else {
       database = global.optional(CoreSettings.DATABASE);

@@ -69,7 +69,7 @@ public class BatchProcessor {
   private final RelayWarnings relayWarnings = new RelayWarnings();
   private final PreparedHoldWarnings preparedHolds = new PreparedHoldWarnings();
 
-  BatchResult process(OutboxSettings settings, int partition, Relay relay, PartitionCursor cursor) throws Exception {
+  CycleResult process(OutboxSettings settings, int partition, Relay relay, PartitionCursor cursor) throws Exception {
     return process(settings, partition, relay, cursor, null);
   }
 
@@ -77,7 +77,7 @@ public class BatchProcessor {
    * One batch; with a gate (a publisher's commit is under way), the claim goes first and the read
    * waits for the gate, so that it sees the published message (see {@link CommitGate}).
    */
-  BatchResult process(OutboxSettings settings, int partition, Relay relay, PartitionCursor cursor, CommitGate gate)
+  CycleResult process(OutboxSettings settings, int partition, Relay relay, PartitionCursor cursor, CommitGate gate)
       throws Exception {
     long begun = System.nanoTime();
     Duration transactionTimeout = settings.transactionTimeout();
@@ -85,7 +85,7 @@ public class BatchProcessor {
     // transaction timeout has passed since it began. Nothing is handed to the relay after this point.
     long leaseEnd = begun + leaseNanos(transactionTimeout);
     Tx tx = transactions.begin(transactionTimeout);
-    Batch batch = null;
+    ReadRows batch = null;
     try {
       LocalDateTime now = time.nowUtc();
       ReadRequest request = readRequest(settings, cursor);
@@ -97,7 +97,7 @@ public class BatchProcessor {
       if (!claim.claimed()) {
         lookForPreparedHolder(settings, partition, claim);
         tx.commit();
-        return BatchResult.notClaimed(claim.partitionCount(), claim.layoutVersion());
+        return CycleResult.notClaimed(claim.partitionCount(), claim.layoutVersion());
       }
       preparedHolds.claimed(settings.name(), partition);
       Read read = claimed.read();
@@ -116,7 +116,7 @@ public class BatchProcessor {
         if (outcome == Outcome.COMMITTED) {
           cursor.apply(batch.proposal(cursor, Long.MAX_VALUE));
         }
-        return BatchResult.empty(claim.partitionCount(), claim.layoutVersion(), claim.fencingToken(),
+        return CycleResult.empty(claim.partitionCount(), claim.layoutVersion(), claim.fencingToken(),
             batch.read.waiting());
       }
       return relayAndFinish(settings, partition, relay, cursor, claim, batch, tx, leaseEnd);
@@ -179,16 +179,16 @@ public class BatchProcessor {
    * Plans the batch from the read that came with the claim, reading again where that one does not
    * do: it is missing (the cursor was reset), or a due retry lies below the cursor.
    */
-  private Batch plan(OutboxSettings settings, int partition, PartitionCursor cursor, Claim claim, Read claimRead,
+  private ReadRows plan(OutboxSettings settings, int partition, PartitionCursor cursor, Claim claim, Read claimRead,
       LocalDateTime now) throws Exception {
     Read read = claimRead != null ? claimRead : read(settings, partition, cursor, now);
-    OptionalLong rewind = BatchPlan.rewindTarget(settings.ordering(), read.waiting(), cursor.scanFrom(), now);
+    OptionalLong rewind = RelaySelection.rewindTarget(settings.ordering(), read.waiting(), cursor.scanFrom(), now);
     if (rewind.isPresent()) {
       // A message whose retry has come lies below the cursor; the rest of its group was skipped while it waited.
       cursor.rewindTo(rewind.getAsLong());
       read = read(settings, partition, cursor, now);
     }
-    return new Batch(read, BatchPlan.of(settings.ordering(), read, settings.batchSize(), settings.batchSize(), now),
+    return new ReadRows(read, RelaySelection.of(settings.ordering(), read, settings.batchSize(), settings.batchSize(), now),
         claim);
   }
 
@@ -198,8 +198,8 @@ public class BatchProcessor {
     return jdbc.call(connection -> statements.read(connection, settings.name(), partition, request, now));
   }
 
-  private BatchResult relayAndFinish(OutboxSettings settings, int partition, Relay relay, PartitionCursor cursor,
-      Claim claim, Batch batch, Tx tx, long leaseEnd) throws Exception {
+  private CycleResult relayAndFinish(OutboxSettings settings, int partition, Relay relay, PartitionCursor cursor,
+      Claim claim, ReadRows batch, Tx tx, long leaseEnd) throws Exception {
     return new Cycle(settings, partition, claim, batch, tx, leaseEnd).run(relay, cursor);
   }
 
@@ -212,11 +212,11 @@ public class BatchProcessor {
     private final OutboxSettings settings;
     private final int partition;
     private final Claim claim;
-    private final Batch batch;
+    private final ReadRows batch;
     private final Tx tx;
     private final long leaseEnd;
 
-    Cycle(OutboxSettings settings, int partition, Claim claim, Batch batch, Tx tx, long leaseEnd) {
+    Cycle(OutboxSettings settings, int partition, Claim claim, ReadRows batch, Tx tx, long leaseEnd) {
       this.settings = settings;
       this.partition = partition;
       this.claim = claim;
@@ -225,10 +225,10 @@ public class BatchProcessor {
       this.leaseEnd = leaseEnd;
     }
 
-    BatchResult run(Relay relay, PartitionCursor cursor) throws Exception {
+    CycleResult run(Relay relay, PartitionCursor cursor) throws Exception {
       Decoded decoded = decode();
       RelayRun run = decoded.records().isEmpty() ? RelayRun.NOTHING : relay(relay, decoded.records());
-      List<PartitionBatch.Failure> failed = new ArrayList<>(decoded.unreadable());
+      List<ReportingRelayBatch.Failure> failed = new ArrayList<>(decoded.unreadable());
       failed.addAll(run.outcomes().failed());
       long lowestHeldBack = decoded.lowestHeldBack();
       for (OutboxRecord held : run.outcomes().heldBack()) {
@@ -256,7 +256,7 @@ public class BatchProcessor {
     /** The selected rows as records; a row whose stored form cannot be read fails alone and holds back its unit. */
     private Decoded decode() {
       List<OutboxRecord> records = new ArrayList<>(batch.plan.selected().size());
-      List<PartitionBatch.Failure> unreadable = new ArrayList<>();
+      List<ReportingRelayBatch.Failure> unreadable = new ArrayList<>();
       Set<Object> brokenUnits = new HashSet<>();
       long lowestHeldBack = Long.MAX_VALUE;
       for (StoredMessage row : batch.plan.selected()) {
@@ -272,7 +272,7 @@ public class BatchProcessor {
         } catch (RuntimeException corrupt) {
           OutboxRecord placeholder = new OutboxRecord(row.id(), settings.name(), partition, row.groupKey(),
               row.type(), row.contentType(), new byte[0], Map.of(), row.attempts(), TimeSource.fromUtc(row.createdAt()));
-          unreadable.add(new PartitionBatch.Failure(placeholder, new IllegalStateException("The stored headers of"
+          unreadable.add(new ReportingRelayBatch.Failure(placeholder, new IllegalStateException("The stored headers of"
               + " message " + row.id() + " cannot be read: " + Failures.describe(corrupt), corrupt)));
           if (unit != null) {
             brokenUnits.add(unit);
@@ -290,7 +290,7 @@ public class BatchProcessor {
     private RelayRun relay(Relay relay, List<OutboxRecord> records) {
       // The deadline is real time, not the application clock: it bounds how long this thread waits.
       Instant deadline = Instant.now().plus(settings.relayTimeout());
-      PartitionBatch relayBatch = new PartitionBatch(settings.name(), partition, settings.ordering(), records,
+      ReportingRelayBatch relayBatch = new ReportingRelayBatch(settings.name(), partition, settings.ordering(), records,
           claim.fencingToken(), deadline, () -> relayBatchClaimHeld(tx, leaseEnd));
       long started = System.nanoTime();
       Throwable thrown = null;
@@ -313,7 +313,7 @@ public class BatchProcessor {
       Duration relayTime = Duration.ofNanos(System.nanoTime() - started);
       Throwable unreported = thrown != null ? thrown
           : new IllegalStateException("The relay '" + settings.relay() + "' returned without reporting an outcome");
-      PartitionBatch.Outcomes outcomes = relayBatch.evaluate(unreported);
+      ReportingRelayBatch.Outcomes outcomes = relayBatch.evaluate(unreported);
       relayWarnings.brokenRelay(settings, partition, thrown, timedOut, outcomes, relayBatch.claimLost());
       if (relayBatch.claimLost()) {
         LOG.warning("Outbox '" + settings.name() + "', partition " + partition + ": the claim with fencing token "
@@ -324,11 +324,11 @@ public class BatchProcessor {
     }
 
     /** An attempt for each failure: its retry after the backoff, or its death after max-attempts. */
-    private Charges charge(List<PartitionBatch.Failure> failed, Instant now) {
+    private Charges charge(List<ReportingRelayBatch.Failure> failed, Instant now) {
       List<BatchStatements.Failure> failures = new ArrayList<>(failed.size());
       Instant earliestRetry = null;
       int died = 0;
-      for (PartitionBatch.Failure failure : failed) {
+      for (ReportingRelayBatch.Failure failure : failed) {
         int attempts = failure.record().attempts() + 1;
         LocalDateTime next = null;
         if (attempts >= settings.maxAttempts()) {
@@ -354,7 +354,7 @@ public class BatchProcessor {
      * that always outlasts the timeout (a slow handler of the local relay, which then dooms the
      * transaction) would be read again forever without an attempt counted.
      */
-    private BatchResult rollBack(Decoded decoded, RelayRun run, Charges charges, String tampering,
+    private CycleResult rollBack(Decoded decoded, RelayRun run, Charges charges, String tampering,
         boolean markedForRollback, LocalDateTime nowUtc) throws BatchRolledBackException {
       boolean tamperedTransactionOver = tampering == null || tx.rollBackAfterTampering();
       if (tampering == null) {
@@ -384,7 +384,7 @@ public class BatchProcessor {
         LOG.fine("Outbox '" + settings.name() + "', partition " + partition + ": the relay marked the batch's"
             + " transaction for rollback; " + reported.failures().size() + " failure(s) recorded, the other "
             + (decoded.records().size() - reported.failures().size()) + " message(s) are read again");
-        return BatchResult.relayed(claim, decoded.records().size(), 0, reported.failures().size(), reported.died(),
+        return CycleResult.relayed(claim, decoded.records().size(), 0, reported.failures().size(), reported.died(),
             charges.earliestRetry(), run.time(), true, batch.read.waiting());
       }
       throw new BatchRolledBackException("the claim with fencing token " + claim.fencingToken() + " lapsed while the"
@@ -394,7 +394,7 @@ public class BatchProcessor {
     }
 
     /** Deletes what the relay confirmed, records the failures, commits, and says what the commit did. */
-    private BatchResult finishAndCommit(PartitionCursor cursor, Decoded decoded, RelayRun run, Charges charges,
+    private CycleResult finishAndCommit(PartitionCursor cursor, Decoded decoded, RelayRun run, Charges charges,
         long lowestHeldBack, LocalDateTime nowUtc) throws Exception {
       List<Long> relayedIds = run.outcomes().confirmed().stream().map(OutboxRecord::id).toList();
       int deleted = jdbc.call(connection -> statements.finish(connection, relayedIds, charges.failures(), nowUtc));
@@ -415,7 +415,7 @@ public class BatchProcessor {
           }
           logDeaths(settings, partition, charges.failed(), charges.failures());
           run.settled();
-          return BatchResult.relayed(claim, handed, deleted, charges.failures().size(), charges.died(),
+          return CycleResult.relayed(claim, handed, deleted, charges.failures().size(), charges.died(),
               charges.earliestRetry(), run.time(), batch.plan.reachedUpTo() != Long.MAX_VALUE, batch.read.waiting());
         }
         case ROLLED_BACK -> {
@@ -437,23 +437,23 @@ public class BatchProcessor {
               + " messages " + ids + " (" + relayedIds.size() + " confirmed by the relay) may be delivered again.",
               tx.failure());
           run.settled(RecordOutcome.Kind.COMMIT_UNKNOWN, List.of());
-          return BatchResult.relayed(claim, handed, 0, 0, 0, charges.earliestRetry(), run.time(), true, List.of());
+          return CycleResult.relayed(claim, handed, 0, 0, 0, charges.earliestRetry(), run.time(), true, List.of());
         }
       }
     }
   }
 
   /** The selected rows as the relay gets them, the rows that failed unread, and the lowest id held back behind them. */
-  private record Decoded(List<OutboxRecord> records, List<PartitionBatch.Failure> unreadable, long lowestHeldBack) {}
+  private record Decoded(List<OutboxRecord> records, List<ReportingRelayBatch.Failure> unreadable, long lowestHeldBack) {}
 
   /**
    * What the relay made of a batch, by the relay contract, and how long it took.
    *
    * @param batch the batch the relay had, to tell its listeners the final outcomes; {@code null} if none was relayed
    */
-  private record RelayRun(PartitionBatch batch, PartitionBatch.Outcomes outcomes, Duration time, boolean timedOut) {
+  private record RelayRun(ReportingRelayBatch batch, ReportingRelayBatch.Outcomes outcomes, Duration time, boolean timedOut) {
     static final RelayRun NOTHING = new RelayRun(null,
-        new PartitionBatch.Outcomes(List.of(), List.of(), List.of(), List.of()), Duration.ZERO, false);
+        new ReportingRelayBatch.Outcomes(List.of(), List.of(), List.of(), List.of()), Duration.ZERO, false);
 
     /** Tells the batch's listeners every record's final outcome: all as the contract gave them (committed). */
     void settled() {
@@ -466,7 +466,7 @@ public class BatchProcessor {
      * Tells the batch's listeners every record's final outcome when nothing of the batch committed: a failure
      * recorded on its own stays a failure, a held-back record stays held back, every other record is {@code kind}.
      */
-    void settled(RecordOutcome.Kind kind, List<PartitionBatch.Failure> recordedAlone) {
+    void settled(RecordOutcome.Kind kind, List<ReportingRelayBatch.Failure> recordedAlone) {
       if (batch == null) {
         return;
       }
@@ -485,7 +485,7 @@ public class BatchProcessor {
    * @param failed the failures, in the order of {@code failures}
    * @param failures what is recorded for each: attempts, next attempt (null once dead), error text
    */
-  private record Charges(List<PartitionBatch.Failure> failed, List<BatchStatements.Failure> failures,
+  private record Charges(List<ReportingRelayBatch.Failure> failed, List<BatchStatements.Failure> failures,
       Instant earliestRetry, int died) {
 
     /**
@@ -493,7 +493,7 @@ public class BatchProcessor {
      * a relay timeout the first unreported record (the one the relay was stuck on).
      */
     Charges reportedOrTimedOut(boolean timedOut) {
-      List<PartitionBatch.Failure> keptFailed = new ArrayList<>();
+      List<ReportingRelayBatch.Failure> keptFailed = new ArrayList<>();
       List<BatchStatements.Failure> kept = new ArrayList<>();
       boolean timeoutCharged = false;
       for (int i = 0; i < failed.size(); i++) {
@@ -549,7 +549,7 @@ public class BatchProcessor {
    * @param failed the batch's failures, in the order of {@code failures}
    * @param failures what was recorded for each
    */
-  private static void logDeaths(OutboxSettings settings, int partition, List<PartitionBatch.Failure> failed,
+  private static void logDeaths(OutboxSettings settings, int partition, List<ReportingRelayBatch.Failure> failed,
       List<BatchStatements.Failure> failures) {
     for (int i = 0; i < failures.size(); i++) {
       BatchStatements.Failure failure = failures.get(i);
@@ -573,13 +573,13 @@ public class BatchProcessor {
   }
 
   /** What one batch read, and what the cursor becomes if it commits. */
-  private static final class Batch {
+  private static final class ReadRows {
     final Read read;
-    final BatchPlan plan;
+    final RelaySelection plan;
     final Claim claim;
     boolean relayed;
 
-    Batch(Read read, BatchPlan plan, Claim claim) {
+    ReadRows(Read read, RelaySelection plan, Claim claim) {
       this.read = read;
       this.plan = plan;
       this.claim = claim;

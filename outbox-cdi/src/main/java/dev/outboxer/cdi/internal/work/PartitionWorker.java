@@ -96,7 +96,7 @@ final class PartitionWorker {
           // Woken by a publish while backing off from failed batches: keep backing off.
           return Duration.ofNanos(backingOff);
         }
-        BatchResult result;
+        CycleResult result;
         CommitGate batchGate = gate;
         gate = null;
         try {
@@ -134,7 +134,7 @@ final class PartitionWorker {
     }
   }
 
-  private void afterBatch(BatchResult result) {
+  private void afterBatch(CycleResult result) {
     if (failedBatches > 0) {
       LOG.info("Outbox '" + settings.name() + "', partition " + partition + ": batches succeed again after "
           + failedBatches + " failure(s)");

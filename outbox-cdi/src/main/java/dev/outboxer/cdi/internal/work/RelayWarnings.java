@@ -15,7 +15,7 @@ import java.util.logging.Logger;
  * unreported, the three ways of breaking the relay contract that fail records (see {@link
  * dev.outboxer.spi.Relay}). At most once a minute per outbox, partition and kind, at FINE the other
  * times: a broker outage makes every batch throw, and the log must show it without being flooded.
- * The reports of unknown, repeated or late records are warned of by {@link PartitionBatch}.
+ * The reports of unknown, repeated or late records are warned of by {@link ReportingRelayBatch}.
  */
 final class RelayWarnings {
 
@@ -39,7 +39,7 @@ final class RelayWarnings {
    * not report count as failed (attempt counted, backoff applied); the operator hears of it.
    */
   void brokenRelay(OutboxSettings settings, int partition, Throwable thrown, boolean timedOut,
-      PartitionBatch.Outcomes outcomes, boolean claimLost) {
+      ReportingRelayBatch.Outcomes outcomes, boolean claimLost) {
     if (claimLost) {
       return; // said already, with its own WARNING
     }

@@ -64,10 +64,10 @@ class RelayWarningsTest {
     warnings.brokenRelay(SETTINGS, partition, new IOException("broker went away"), false, unreported(), false);
   }
 
-  private static PartitionBatch.Outcomes unreported() {
+  private static ReportingRelayBatch.Outcomes unreported() {
     OutboxRecord record = new OutboxRecord(7, "orders", 0, "g", "T", "application/json", new byte[0], Map.of(), 0,
         Instant.EPOCH);
-    PartitionBatch batch = new PartitionBatch("orders", 0, Ordering.GROUP, List.of(record), 1, Instant.MAX, () -> true);
+    ReportingRelayBatch batch = new ReportingRelayBatch("orders", 0, Ordering.GROUP, List.of(record), 1, Instant.MAX, () -> true);
     batch.close();
     return batch.evaluate(new IllegalStateException("no outcome"));
   }

@@ -6,7 +6,7 @@ import java.util.List;
 import dev.outboxer.cdi.internal.store.BatchStatements;
 
 /**
- * What one batch transaction did.
+ * What one cycle of a partition worker did: claim, read, relay and finish, in one batch transaction.
  *
  * @param claimed whether this worker got the partition (false: another worker holds it, or the
  *     partition no longer exists in the layout in force)
@@ -22,24 +22,24 @@ import dev.outboxer.cdi.internal.store.BatchStatements;
  * @param moreReady whether the read was cut off by the batch size (more rows are ready)
  * @param waiting the messages of the partition that wait for a retry, holding back their groups
  */
-record BatchResult(boolean claimed, int read, int relayed, int failed, int died, Instant earliestRetry,
+record CycleResult(boolean claimed, int read, int relayed, int failed, int died, Instant earliestRetry,
     Duration relayTime, int partitionCount, int layoutVersion, long fencingToken, boolean moreReady,
     List<BatchStatements.Waiting> waiting) {
 
   /** A batch that was claimed and handed to the relay, whatever became of it. */
-  static BatchResult relayed(BatchStatements.Claim claim, int read, int relayed, int failed, int died,
+  static CycleResult relayed(BatchStatements.Claim claim, int read, int relayed, int failed, int died,
       Instant earliestRetry, Duration relayTime, boolean moreReady, List<BatchStatements.Waiting> waiting) {
-    return new BatchResult(true, read, relayed, failed, died, earliestRetry, relayTime, claim.partitionCount(),
+    return new CycleResult(true, read, relayed, failed, died, earliestRetry, relayTime, claim.partitionCount(),
         claim.layoutVersion(), claim.fencingToken(), moreReady, waiting);
   }
 
-  static BatchResult notClaimed(int partitionCount, int layoutVersion) {
-    return new BatchResult(false, 0, 0, 0, 0, null, Duration.ZERO, partitionCount, layoutVersion, 0, false, List.of());
+  static CycleResult notClaimed(int partitionCount, int layoutVersion) {
+    return new CycleResult(false, 0, 0, 0, 0, null, Duration.ZERO, partitionCount, layoutVersion, 0, false, List.of());
   }
 
-  static BatchResult empty(int partitionCount, int layoutVersion, long fencingToken,
+  static CycleResult empty(int partitionCount, int layoutVersion, long fencingToken,
       List<BatchStatements.Waiting> waiting) {
-    return new BatchResult(true, 0, 0, 0, 0, null, Duration.ZERO, partitionCount, layoutVersion, fencingToken, false,
+    return new CycleResult(true, 0, 0, 0, 0, null, Duration.ZERO, partitionCount, layoutVersion, fencingToken, false,
         waiting);
   }
 }

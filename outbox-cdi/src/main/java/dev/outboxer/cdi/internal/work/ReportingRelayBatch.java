@@ -28,9 +28,9 @@ import java.util.logging.Logger;
  * here and logged at WARNING, once per batch and kind, so that one faulty relay cannot fail a batch
  * or flood the log.
  */
-final class PartitionBatch implements RelayBatch {
+final class ReportingRelayBatch implements RelayBatch {
 
-  private static final Logger LOG = Logger.getLogger(PartitionBatch.class.getName());
+  private static final Logger LOG = Logger.getLogger(ReportingRelayBatch.class.getName());
 
   private final String outbox;
   private final int partition;
@@ -54,7 +54,7 @@ final class PartitionBatch implements RelayBatch {
    * @param claimHeld whether the claim still holds (the worker's transaction is active and its
    *     lease has not ended); once it says no, the batch remembers it
    */
-  PartitionBatch(String outbox, int partition, Ordering ordering, List<OutboxRecord> records, long fencingToken,
+  ReportingRelayBatch(String outbox, int partition, Ordering ordering, List<OutboxRecord> records, long fencingToken,
       Instant deadline, BooleanSupplier claimHeld) {
     this.outbox = outbox;
     this.partition = partition;

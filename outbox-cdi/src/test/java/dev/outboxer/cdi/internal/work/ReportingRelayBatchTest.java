@@ -11,7 +11,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The relay contract as the worker applies it to what a relay reported. */
-class PartitionBatchTest {
+class ReportingRelayBatchTest {
 
   private static final RuntimeException UNREPORTED = new IllegalStateException("no outcome");
 
@@ -26,13 +26,13 @@ class PartitionBatchTest {
   private final OutboxRecord a3 = record(5, "a");
   private volatile boolean claimHeld = true;
 
-  private PartitionBatch batch(Ordering ordering) {
-    return new PartitionBatch("orders", 0, ordering, List.of(a1, b1, a2, free, a3), 7, Instant.MAX, () -> claimHeld);
+  private ReportingRelayBatch batch(Ordering ordering) {
+    return new ReportingRelayBatch("orders", 0, ordering, List.of(a1, b1, a2, free, a3), 7, Instant.MAX, () -> claimHeld);
   }
 
   @Test
   void in_group_mode_a_failure_holds_back_the_rest_of_its_group_only() {
-    PartitionBatch batch = batch(Ordering.GROUP);
+    ReportingRelayBatch batch = batch(Ordering.GROUP);
     batch.confirm(a1);
     batch.fail(a2, new RuntimeException("boom"));
 
@@ -44,67 +44,67 @@ class PartitionBatchTest {
     batch.confirm(free);
     batch.close();
 
-    PartitionBatch.Outcomes outcomes = batch.evaluate(UNREPORTED);
+    ReportingRelayBatch.Outcomes outcomes = batch.evaluate(UNREPORTED);
     assertThat(outcomes.confirmed()).containsExactly(a1, b1, free);
-    assertThat(outcomes.failed()).extracting(PartitionBatch.Failure::record).containsExactly(a2);
+    assertThat(outcomes.failed()).extracting(ReportingRelayBatch.Failure::record).containsExactly(a2);
     assertThat(outcomes.failed().get(0).cause()).hasMessage("boom");
     assertThat(outcomes.heldBack()).containsExactly(a3);
   }
 
   @Test
   void in_total_mode_a_failure_holds_back_everything_after_it() {
-    PartitionBatch batch = batch(Ordering.TOTAL);
+    ReportingRelayBatch batch = batch(Ordering.TOTAL);
     batch.confirm(a1);
     batch.fail(b1, new RuntimeException("boom"));
     assertThat(batch.heldBack(free)).isTrue();
     batch.close();
 
-    PartitionBatch.Outcomes outcomes = batch.evaluate(UNREPORTED);
+    ReportingRelayBatch.Outcomes outcomes = batch.evaluate(UNREPORTED);
     assertThat(outcomes.confirmed()).containsExactly(a1);
-    assertThat(outcomes.failed()).extracting(PartitionBatch.Failure::record).containsExactly(b1);
+    assertThat(outcomes.failed()).extracting(ReportingRelayBatch.Failure::record).containsExactly(b1);
     assertThat(outcomes.heldBack()).hasSize(3);
   }
 
   @Test
   void without_ordering_nothing_is_held_back_and_every_unreported_record_fails() {
-    PartitionBatch batch = batch(Ordering.NONE);
+    ReportingRelayBatch batch = batch(Ordering.NONE);
     batch.fail(a1, new RuntimeException("boom"));
     assertThat(batch.heldBack(a2)).isFalse();
     batch.confirm(a2);
     batch.close();
 
-    PartitionBatch.Outcomes outcomes = batch.evaluate(UNREPORTED);
+    ReportingRelayBatch.Outcomes outcomes = batch.evaluate(UNREPORTED);
     assertThat(outcomes.confirmed()).containsExactly(a2);
-    assertThat(outcomes.failed()).extracting(PartitionBatch.Failure::record).containsExactly(a1, b1, free, a3);
+    assertThat(outcomes.failed()).extracting(ReportingRelayBatch.Failure::record).containsExactly(a1, b1, free, a3);
     assertThat(outcomes.failed()).filteredOn(failure -> failure.record() != a1)
         .allSatisfy(failure -> assertThat(failure.cause()).isSameAs(UNREPORTED));
   }
 
   @Test
   void an_unreported_head_fails_and_a_confirmation_behind_it_is_not_honoured() {
-    PartitionBatch batch = batch(Ordering.GROUP);
+    ReportingRelayBatch batch = batch(Ordering.GROUP);
     batch.confirm(a2); // out of order: a1 has no outcome
     batch.close();
 
-    PartitionBatch.Outcomes outcomes = batch.evaluate(UNREPORTED);
-    assertThat(outcomes.failed()).extracting(PartitionBatch.Failure::record).containsExactly(a1, b1, free);
+    ReportingRelayBatch.Outcomes outcomes = batch.evaluate(UNREPORTED);
+    assertThat(outcomes.failed()).extracting(ReportingRelayBatch.Failure::record).containsExactly(a1, b1, free);
     assertThat(outcomes.confirmed()).isEmpty();
     assertThat(outcomes.heldBack()).as("a2 and a3 stay pending").containsExactly(a2, a3);
   }
 
   @Test
   void a_confirmation_after_an_earlier_record_of_its_group_failed_is_not_honoured_and_is_said_at_warning() {
-    PartitionBatch batch = batch(Ordering.GROUP);
-    try (LogCapture log = LogCapture.of(PartitionBatch.class)) {
+    ReportingRelayBatch batch = batch(Ordering.GROUP);
+    try (LogCapture log = LogCapture.of(ReportingRelayBatch.class)) {
       batch.fail(a1, new RuntimeException("boom"));
       batch.confirm(a2); // a relay that ignored heldBack(a2)
       batch.confirm(b1);
       batch.confirm(free);
       batch.close();
 
-      PartitionBatch.Outcomes outcomes = batch.evaluate(UNREPORTED);
+      ReportingRelayBatch.Outcomes outcomes = batch.evaluate(UNREPORTED);
       assertThat(outcomes.confirmed()).as("other groups and ungrouped records go on").containsExactly(b1, free);
-      assertThat(outcomes.failed()).extracting(PartitionBatch.Failure::record).containsExactly(a1);
+      assertThat(outcomes.failed()).extracting(ReportingRelayBatch.Failure::record).containsExactly(a1);
       assertThat(outcomes.heldBack()).as("a2 stays pending behind a1, with a3").containsExactly(a2, a3);
       assertThat(log.warnings()).containsExactly("Outbox 'orders': the relay confirmed message 3 after an earlier"
           + " message of its group failed; it stays pending and is sent again in order (a duplicate for the consumer)");
@@ -113,21 +113,21 @@ class PartitionBatchTest {
 
   @Test
   void the_first_report_wins_and_reports_after_close_are_ignored() {
-    PartitionBatch batch = batch(Ordering.GROUP);
+    ReportingRelayBatch batch = batch(Ordering.GROUP);
     batch.confirm(a1);
     batch.fail(a1, new RuntimeException("late"));
     batch.close();
     batch.confirm(b1);
 
-    PartitionBatch.Outcomes outcomes = batch.evaluate(UNREPORTED);
+    ReportingRelayBatch.Outcomes outcomes = batch.evaluate(UNREPORTED);
     assertThat(outcomes.confirmed()).containsExactly(a1);
-    assertThat(outcomes.failed()).extracting(PartitionBatch.Failure::record).contains(b1);
+    assertThat(outcomes.failed()).extracting(ReportingRelayBatch.Failure::record).contains(b1);
   }
 
   @Test
   void reports_of_a_record_of_another_batch_are_ignored_with_a_warning_and_change_nothing() {
-    PartitionBatch batch = batch(Ordering.GROUP);
-    try (LogCapture log = LogCapture.of(PartitionBatch.class)) {
+    ReportingRelayBatch batch = batch(Ordering.GROUP);
+    try (LogCapture log = LogCapture.of(ReportingRelayBatch.class)) {
       batch.confirm(record(99, "a"));
       batch.fail(record(98, "b"), new RuntimeException("not ours"));
       batch.confirm(null);
@@ -135,7 +135,7 @@ class PartitionBatchTest {
       batch.confirm(a1);
       batch.confirm(b1);
 
-      PartitionBatch.Outcomes outcomes = batch.evaluate(UNREPORTED);
+      ReportingRelayBatch.Outcomes outcomes = batch.evaluate(UNREPORTED);
       assertThat(outcomes.confirmed()).containsExactly(a1, b1);
       assertThat(log.warnings()).anySatisfy(w -> assertThat(w).contains("called confirm() with message 99")
           .contains("not part of its batch"));
@@ -145,8 +145,8 @@ class PartitionBatchTest {
 
   @Test
   void a_second_report_and_a_late_report_are_logged_as_contract_breaches() {
-    PartitionBatch batch = batch(Ordering.GROUP);
-    try (LogCapture log = LogCapture.of(PartitionBatch.class)) {
+    ReportingRelayBatch batch = batch(Ordering.GROUP);
+    try (LogCapture log = LogCapture.of(ReportingRelayBatch.class)) {
       batch.confirm(a1);
       batch.confirm(a1);
       batch.close();
@@ -159,7 +159,7 @@ class PartitionBatchTest {
 
   @Test
   void once_the_claim_lapsed_every_record_is_held_back_and_it_stays_so() {
-    PartitionBatch batch = batch(Ordering.NONE);
+    ReportingRelayBatch batch = batch(Ordering.NONE);
     assertThat(batch.claimHeld()).isTrue();
     assertThat(batch.heldBack(a1)).isFalse();
     assertThat(batch.fencingToken()).isEqualTo(7);
@@ -178,7 +178,7 @@ class PartitionBatchTest {
    */
   @Test
   void once_the_batch_has_ended_every_record_is_held_back_even_after_an_ignored_failure() {
-    PartitionBatch batch = batch(Ordering.GROUP);
+    ReportingRelayBatch batch = batch(Ordering.GROUP);
     batch.close();
     batch.fail(a1, new RuntimeException("late"));
 
@@ -188,7 +188,7 @@ class PartitionBatchTest {
 
   @Test
   void once_the_deadline_has_passed_every_record_is_held_back_before_the_worker_closes_the_batch() {
-    PartitionBatch batch = new PartitionBatch("orders", 0, Ordering.GROUP, List.of(a1, b1, a2, free, a3), 7,
+    ReportingRelayBatch batch = new ReportingRelayBatch("orders", 0, Ordering.GROUP, List.of(a1, b1, a2, free, a3), 7,
         Instant.now().minusMillis(1), () -> claimHeld);
 
     assertThat(batch.heldBack(a1)).isTrue();

@@ -20,7 +20,7 @@ import java.util.OptionalLong;
  * @param reachedUpTo every row up to this id is accounted for ({@code Long.MAX_VALUE}: the read
  *     reached the end of the partition's visible rows); rows above it were cut off by the batch size
  */
-record BatchPlan(List<StoredMessage> selected, long reachedUpTo) {
+record RelaySelection(List<StoredMessage> selected, long reachedUpTo) {
 
   /**
    * The message to rewind the cursor to before planning: the lowest waiting message that is due,
@@ -39,7 +39,7 @@ record BatchPlan(List<StoredMessage> selected, long reachedUpTo) {
     return lowest == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(lowest);
   }
 
-  static BatchPlan of(Ordering ordering, Read read, int limit, int batchSize, LocalDateTime now) {
+  static RelaySelection of(Ordering ordering, Read read, int limit, int batchSize, LocalDateTime now) {
     Map<String, Long> blockedGroups = new HashMap<>();
     long blockedFrom = Long.MAX_VALUE;
     for (Waiting row : read.waiting()) {
@@ -70,6 +70,6 @@ record BatchPlan(List<StoredMessage> selected, long reachedUpTo) {
       }
       selected.add(row);
     }
-    return new BatchPlan(List.copyOf(selected), reachedUpTo);
+    return new RelaySelection(List.copyOf(selected), reachedUpTo);
   }
 }

@@ -37,15 +37,22 @@ interface DialectSql {
 
   /**
    * Whether the insert itself takes the group's serialize-writes lock (before it draws the id), so
-   * that {@link #beforeInsert} need not.
+   * that {@link #beforeInsert} need not. Only PostgreSQL's insert does.
    */
-  boolean groupLockInInsert();
+  default boolean groupLockInInsert() {
+    return false;
+  }
 
   /**
    * What must run before {@link #insertMessage} in the same transaction: the group's lock where the
-   * insert does not take it ({@code lockGroup}), the id where the insert cannot draw it.
+   * insert does not take it ({@code lockGroup}), the id where the insert cannot draw it. By default
+   * the group's lock row ({@link #lockGroup}), for the databases whose insert cannot take it.
    */
-  void beforeInsert(Connection connection, NewMessage message, boolean lockGroup) throws SQLException;
+  default void beforeInsert(Connection connection, NewMessage message, boolean lockGroup) throws SQLException {
+    if (lockGroup) {
+      lockGroup(connection, message.outbox(), message.groupKey(), message.createdAt());
+    }
+  }
 
   /**
    * Takes the serialize-writes lock of one group, held until the transaction ends: the lock a

@@ -1,7 +1,6 @@
 package dev.outboxer.cdi.internal.store;
 
 import dev.outboxer.cdi.internal.jdbc.Sql;
-import dev.outboxer.cdi.internal.store.PublishStatements.NewMessage;
 import dev.outboxer.PreparedTransaction;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -28,18 +27,6 @@ final class H2Sql implements DialectSql {
   @Override
   public String insertMessage(boolean lockGroup) {
     return INSERT;
-  }
-
-  @Override
-  public boolean groupLockInInsert() {
-    return false;
-  }
-
-  @Override
-  public void beforeInsert(Connection connection, NewMessage message, boolean lockGroup) throws SQLException {
-    if (lockGroup) {
-      lockGroup(connection, message.outbox(), message.groupKey(), message.createdAt());
-    }
   }
 
   /**

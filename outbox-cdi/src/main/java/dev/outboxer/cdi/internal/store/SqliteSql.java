@@ -32,11 +32,6 @@ final class SqliteSql implements DialectSql {
     return INSERT;
   }
 
-  @Override
-  public boolean groupLockInInsert() {
-    return false;
-  }
-
   /** Draws the id (taking the write lock until the transaction ends); the insert reads it back. */
   @Override
   public void beforeInsert(Connection connection, NewMessage message, boolean lockGroup) throws SQLException {

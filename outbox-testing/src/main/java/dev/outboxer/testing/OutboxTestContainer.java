@@ -12,8 +12,11 @@ import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Default;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
+import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.Extension;
+import jakarta.enterprise.inject.spi.ProcessBean;
 import jakarta.enterprise.util.AnnotationLiteral;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -133,7 +136,8 @@ public final class OutboxTestContainer implements AutoCloseable {
       Weld builderWeld = new Weld("outboxer-test-" + CONTAINERS.incrementAndGet())
           .skipShutdownHook()
           .addExtension(new Infrastructure(entityManagerFactory, clock, builder.viaDataSource ? dataSource : null));
-      builder.beans.forEach(builderWeld::addBeanClass);
+      // A class that discovery finds anyway (an application's service in a bean archive) would be a second bean.
+      builder.beans.stream().filter(type -> !BeanArchives.discovers(type)).forEach(builderWeld::addBeanClass);
       builder.extensions.forEach(builderWeld::addExtension);
       weld = builderWeld.initialize();
     } catch (RuntimeException | SQLException e) {
@@ -424,8 +428,27 @@ public final class OutboxTestContainer implements AutoCloseable {
       this.outboxDataSource = outboxDataSource;
     }
 
+    /** Beans of the application that provide what the kit would: the application's win. */
+    private boolean applicationUserTransaction;
+    private boolean applicationEntityManager;
+    private boolean applicationDataSource;
+
+    void seen(@Observes ProcessBean<?> event) {
+      Bean<?> bean = event.getBean();
+      boolean outboxPersistence = bean.getQualifiers().stream().anyMatch(OutboxPersistence.class::isInstance);
+      boolean byDefault = bean.getQualifiers().stream().anyMatch(Default.class::isInstance);
+      applicationUserTransaction |= byDefault && bean.getTypes().contains(UserTransaction.class);
+      applicationEntityManager |= outboxPersistence && bean.getTypes().contains(EntityManager.class);
+      applicationDataSource |= outboxPersistence && bean.getTypes().contains(javax.sql.DataSource.class);
+    }
+
+    /**
+     * The kit's beans, except those the application provides itself (its own {@code UserTransaction} producer, an
+     * {@code @OutboxPersistence} {@code EntityManager} or {@code DataSource}): two beans of one type would make
+     * every injection of it ambiguous.
+     */
     void register(@Observes AfterBeanDiscovery discovery) {
-      if (entityManagerFactory != null) {
+      if (entityManagerFactory != null && !applicationEntityManager) {
         discovery.<EntityManager>addBean()
             .types(EntityManager.class, Object.class)
             .qualifiers(OutboxPersistenceQualifier.INSTANCE, Any.Literal.INSTANCE)
@@ -433,13 +456,15 @@ public final class OutboxTestContainer implements AutoCloseable {
             .produceWith(instance -> entityManagerFactory.createEntityManager())
             .disposeWith((entityManager, instance) -> entityManager.close());
       }
-      discovery.<UserTransaction>addBean()
-          .types(UserTransaction.class, Object.class)
-          .produceWith(instance -> com.arjuna.ats.jta.UserTransaction.userTransaction());
+      if (!applicationUserTransaction) {
+        discovery.<UserTransaction>addBean()
+            .types(UserTransaction.class, Object.class)
+            .produceWith(instance -> com.arjuna.ats.jta.UserTransaction.userTransaction());
+      }
       discovery.<Clock>addBean()
           .types(Clock.class, Object.class)
           .produceWith(instance -> clock);
-      if (outboxDataSource != null) {
+      if (outboxDataSource != null && !applicationDataSource) {
         discovery.<javax.sql.DataSource>addBean()
             .types(javax.sql.DataSource.class, Object.class)
             .qualifiers(OutboxPersistenceQualifier.INSTANCE, Any.Literal.INSTANCE)

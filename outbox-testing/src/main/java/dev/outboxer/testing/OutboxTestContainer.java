@@ -135,7 +135,8 @@ public final class OutboxTestContainer implements AutoCloseable {
 
       Weld builderWeld = new Weld("outboxer-test-" + CONTAINERS.incrementAndGet())
           .skipShutdownHook()
-          .addExtension(new Infrastructure(entityManagerFactory, clock, builder.viaDataSource ? dataSource : null));
+          .addExtension(new Infrastructure(entityManagerFactory, clock, builder.viaDataSource ? dataSource : null,
+              builder.applicationEntityManager));
       // A class that discovery finds anyway (an application's service in a bean archive) would be a second bean.
       builder.beans.stream().filter(type -> !BeanArchives.discovers(type)).forEach(builderWeld::addBeanClass);
       builder.extensions.forEach(builderWeld::addExtension);
@@ -292,6 +293,7 @@ public final class OutboxTestContainer implements AutoCloseable {
     private int poolSize = 20;
     private String jdbcUrl;
     private boolean viaDataSource;
+    private boolean applicationEntityManager;
     private boolean defaultConfigSources = true;
     private final List<ConfigSource> configSources = new ArrayList<>();
 
@@ -374,6 +376,15 @@ public final class OutboxTestContainer implements AutoCloseable {
      * Gives Outboxer the pool as an {@code @OutboxPersistence DataSource} bean, as an application
      * that produces its data source does; by default Outboxer goes through the EntityManager.
      */
+    /**
+     * Offers the transaction-scoped {@code EntityManager} of the {@linkplain #entities entities} unqualified too, for
+     * the application's own services ({@code @Inject EntityManager}), unless the application produces one.
+     */
+    public Builder applicationEntityManager() {
+      applicationEntityManager = true;
+      return this;
+    }
+
     public Builder viaDataSource() {
       viaDataSource = true;
       return this;
@@ -421,17 +432,21 @@ public final class OutboxTestContainer implements AutoCloseable {
     private final EntityManagerFactory entityManagerFactory;
     private final Clock clock;
     private final javax.sql.DataSource outboxDataSource;
+    private final boolean offerDefaultEntityManager;
 
-    Infrastructure(EntityManagerFactory entityManagerFactory, Clock clock, javax.sql.DataSource outboxDataSource) {
+    Infrastructure(EntityManagerFactory entityManagerFactory, Clock clock, javax.sql.DataSource outboxDataSource,
+        boolean offerDefaultEntityManager) {
       this.entityManagerFactory = entityManagerFactory;
       this.clock = clock;
       this.outboxDataSource = outboxDataSource;
+      this.offerDefaultEntityManager = offerDefaultEntityManager;
     }
 
     /** Beans of the application that provide what the kit would: the application's win. */
     private boolean applicationUserTransaction;
     private boolean applicationEntityManager;
     private boolean applicationDataSource;
+    private boolean applicationDefaultEntityManager;
 
     void seen(@Observes ProcessBean<?> event) {
       Bean<?> bean = event.getBean();
@@ -440,6 +455,7 @@ public final class OutboxTestContainer implements AutoCloseable {
       applicationUserTransaction |= byDefault && bean.getTypes().contains(UserTransaction.class);
       applicationEntityManager |= outboxPersistence && bean.getTypes().contains(EntityManager.class);
       applicationDataSource |= outboxPersistence && bean.getTypes().contains(javax.sql.DataSource.class);
+      applicationDefaultEntityManager |= byDefault && bean.getTypes().contains(EntityManager.class);
     }
 
     /**
@@ -452,6 +468,14 @@ public final class OutboxTestContainer implements AutoCloseable {
         discovery.<EntityManager>addBean()
             .types(EntityManager.class, Object.class)
             .qualifiers(OutboxPersistenceQualifier.INSTANCE, Any.Literal.INSTANCE)
+            .scope(TransactionScoped.class)
+            .produceWith(instance -> entityManagerFactory.createEntityManager())
+            .disposeWith((entityManager, instance) -> entityManager.close());
+      }
+      if (entityManagerFactory != null && offerDefaultEntityManager && !applicationDefaultEntityManager) {
+        discovery.<EntityManager>addBean()
+            .types(EntityManager.class, Object.class)
+            .qualifiers(Default.Literal.INSTANCE, Any.Literal.INSTANCE)
             .scope(TransactionScoped.class)
             .produceWith(instance -> entityManagerFactory.createEntityManager())
             .disposeWith((entityManager, instance) -> entityManager.close());

@@ -101,6 +101,8 @@ public final class OutboxerExtension
   private final JdbcTarget target;
   private final Map<String, String> config;
   private final List<Class<?>> beans;
+  private final List<Class<?>> entities;
+  private final Map<String, String> jpaProperties;
   private final int poolSize;
   private final Set<String> outboxes;
 
@@ -113,6 +115,8 @@ public final class OutboxerExtension
     this.target = builder.target;
     this.config = Map.copyOf(builder.config);
     this.beans = List.copyOf(builder.beans);
+    this.entities = List.copyOf(builder.entities);
+    this.jpaProperties = Map.copyOf(builder.jpaProperties);
     this.poolSize = builder.poolSize;
     this.outboxes = outboxNames(config);
   }
@@ -284,14 +288,21 @@ public final class OutboxerExtension
       return;
     }
     SchemaSetup.createIfMissing(target);
-    container = OutboxTestContainer.builder(target)
+    OutboxTestContainer.Builder builder = OutboxTestContainer.builder(target)
         .viaDataSource()
         .onlyGivenConfig()
         .config(config)
         .beans(RecordingRelay.class)
         .beans(beans.toArray(Class<?>[]::new))
-        .poolSize(poolSize)
-        .start();
+        .poolSize(poolSize);
+    if (!entities.isEmpty()) {
+      // The application's entities: their tables made to fit (Outboxer's own tables are no entities), and the
+      // EntityManager offered unqualified too, for the application's services.
+      builder.entities(entities.toArray(Class<?>[]::new)).jpaProperty("hibernate.hbm2ddl.auto", "update")
+          .applicationEntityManager();
+      jpaProperties.forEach(builder::jpaProperty);
+    }
+    container = builder.start();
   }
 
   private void stop() {
@@ -383,6 +394,8 @@ public final class OutboxerExtension
     private JdbcTarget target;
     private final Map<String, String> config = new LinkedHashMap<>();
     private final List<Class<?>> beans = new ArrayList<>();
+    private final List<Class<?>> entities = new ArrayList<>();
+    private final Map<String, String> jpaProperties = new LinkedHashMap<>();
     private int poolSize = 10;
 
     private Builder() {}
@@ -437,6 +450,23 @@ public final class OutboxerExtension
     /** CDI bean classes of the test (an application relay, a codec, a service that publishes). */
     public Builder beans(Class<?>... classes) {
       beans.addAll(Arrays.asList(classes));
+      return this;
+    }
+
+    /**
+     * The application's JPA entities: a transaction-scoped {@code EntityManager} over them (Hibernate, on the
+     * test's database) is injectable with {@code @Inject EntityManager}, unless the application produces one. Their
+     * tables are created or extended to fit ({@code hibernate.hbm2ddl.auto=update}; {@link #jpaProperty} changes
+     * it); an entity's row commits or rolls back with the messages published in the same transaction.
+     */
+    public Builder entities(Class<?>... classes) {
+      entities.addAll(Arrays.asList(classes));
+      return this;
+    }
+
+    /** A Hibernate or JPA property of the entities' persistence unit ({@code hibernate.show_sql}). */
+    public Builder jpaProperty(String key, String value) {
+      jpaProperties.put(key, value);
       return this;
     }
 

@@ -12,8 +12,9 @@ import java.sql.Statement;
 
 /**
  * Creates Outboxer's schema from the DDL script outbox-cdi.jar ships, when its message table is
- * not there. With plain JDBC before Outboxer starts, because Outboxer reaches the database only in
- * JTA transactions, in which MariaDB refuses DDL.
+ * not there, and the inbox's tables from outbox-inbox.jar's script when that jar is on the class
+ * path and its table is not there. With plain JDBC before Outboxer starts, because Outboxer reaches
+ * the database only in JTA transactions, in which MariaDB refuses DDL.
  */
 final class SchemaSetup {
 
@@ -21,9 +22,20 @@ final class SchemaSetup {
 
   /** @return whether the schema was created */
   static boolean createIfMissing(JdbcTarget target) {
-    String resource = "META-INF/outboxer/ddl/" + target.databaseName() + ".sql";
+    boolean created = create(target, "META-INF/outboxer/ddl/" + target.databaseName() + ".sql", "outbox_message",
+        "Outboxer's schema");
+    // The inbox's script, where outbox-inbox ships one for the database (its Flyway V1 is its plain DDL).
+    String inbox = target.databaseName().equals("sqlite") ? "META-INF/outboxer/inbox/ddl/sqlite.sql"
+        : "META-INF/outboxer/inbox/flyway/" + target.databaseName() + "/V1__outboxer_inbox.sql";
+    if (Thread.currentThread().getContextClassLoader().getResource(inbox) != null) {
+      create(target, inbox, "outbox_inbox", "the inbox's tables");
+    }
+    return created;
+  }
+
+  private static boolean create(JdbcTarget target, String resource, String table, String what) {
     try (Connection connection = target.connect()) {
-      if (hasMessageTable(connection)) {
+      if (hasTable(connection, table)) {
         return false;
       }
       connection.setAutoCommit(true);
@@ -34,14 +46,14 @@ final class SchemaSetup {
       }
       return true;
     } catch (SQLException e) {
-      throw new IllegalStateException("Could not create Outboxer's schema from " + resource + " at " + target.url()
+      throw new IllegalStateException("Could not create " + what + " from " + resource + " at " + target.url()
           + ": " + e.getMessage(), e);
     }
   }
 
-  private static boolean hasMessageTable(Connection connection) throws SQLException {
+  private static boolean hasTable(Connection connection, String name) throws SQLException {
     DatabaseMetaData meta = connection.getMetaData();
-    String table = meta.storesUpperCaseIdentifiers() ? "OUTBOX_MESSAGE" : "outbox_message";
+    String table = meta.storesUpperCaseIdentifiers() ? name.toUpperCase(java.util.Locale.ROOT) : name;
     try (ResultSet rows = meta.getTables(connection.getCatalog(), connection.getSchema(), table, null)) {
       return rows.next();
     }

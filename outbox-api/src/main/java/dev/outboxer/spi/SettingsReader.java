@@ -82,13 +82,32 @@ public final class SettingsReader {
       String fullKey = declaration.fullKey(context.outbox(), key);
       if (known.contains(key)) {
         values.put(key, value);
-        written.put(key, fullKey);
+        written.put(key, writtenAs(context.properties(), key, fullKey));
       } else {
         unknown.put(key, ConfigKeyNames.written(fullKey, key));
       }
     });
     return new SettingsReader(declaration, context.outbox(), values, written, unknown,
         declaration.title() + " of outbox '" + context.outbox() + "'");
+  }
+
+  /**
+   * How the user wrote a relay key, for messages about its value: as the environment variable
+   * ({@code OUTBOX_ORDERS_JMS_PRIORITY}) when only the variable's spelling is among the properties,
+   * else the full key.
+   */
+  private static String writtenAs(Map<String, String> properties, String key, String fullKey) {
+    if (properties.containsKey(key)) {
+      return fullKey;
+    }
+    String environmentName = ConfigKeyNames.environmentName(key);
+    for (String property : properties.keySet()) {
+      if (ConfigKeyNames.isUpperEnvironmentName(property)
+          && ConfigKeyNames.environmentName(property).equals(environmentName)) {
+        return ConfigKeyNames.written(fullKey, property);
+      }
+    }
+    return fullKey;
   }
 
   /**

@@ -96,6 +96,16 @@ class SettingsReaderTest {
   }
 
   @Test
+  void aBadValueSetAsAnEnvironmentVariableIsNamedAsTheVariable() {
+    SettingsReader reader = context(Map.of("PRIORITY", "12", "destination", "jms/q")).settings(DECLARATION);
+    reader.get(PRIORITY);
+    assertThat(reader.problems()).singleElement().extracting(Throwable::getMessage).asString()
+        .startsWith("OUTBOX_ORDERS_JMS_PRIORITY=12 is out of range");
+    assertThat(reader.problems().get(0)).extracting(problem -> ((OutboxConfigurationException) problem).key())
+        .isEqualTo("outbox.orders.jms.priority");
+  }
+
+  @Test
   void readsAnAddOnsKeysFromConfigWithEnvironmentVariables() {
     Setting<Duration> stall = Setting.duration("worker-stall", Duration.ofDays(1)).withDefault(Duration.ofSeconds(60));
     SettingsDeclaration health = SettingsDeclaration.of("health checks", "outbox-health", "outbox.health.", stall);

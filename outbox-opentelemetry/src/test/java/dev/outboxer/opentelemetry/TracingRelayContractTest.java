@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxer.Ordering;
 import dev.outboxer.spi.OutboxRecord;
+import dev.outboxer.spi.RecordOutcome;
 import dev.outboxer.spi.Relay;
 import dev.outboxer.spi.RelayBatch;
+import dev.outboxer.testing.ForwardingRelayBatch;
 import dev.outboxer.testing.TestRelayBatch;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
@@ -26,6 +28,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -258,18 +261,17 @@ class TracingRelayContractTest {
   }
 
   /** A batch of a relay's own making: passes everything on but does not tell outcomes. */
-  private record SilentBatch(RelayBatch batch) implements RelayBatch {
-    @Override public String outbox() { return batch.outbox(); }
-    @Override public int partition() { return batch.partition(); }
-    @Override public Ordering ordering() { return batch.ordering(); }
-    @Override public java.util.List<OutboxRecord> records() { return batch.records(); }
-    @Override public long fencingToken() { return batch.fencingToken(); }
-    @Override public Instant deadline() { return batch.deadline(); }
-    @Override public boolean claimHeld() { return batch.claimHeld(); }
-    @Override public boolean heldBack(OutboxRecord record) { return batch.heldBack(record); }
-    @Override public void confirm(OutboxRecord record) { batch.confirm(record); }
-    @Override public void fail(OutboxRecord record, Throwable cause) { batch.fail(record, cause); }
+  private static final class SilentBatch extends ForwardingRelayBatch {
+    SilentBatch(RelayBatch batch) {
+      super(batch);
+    }
+
+    @Override
+    public boolean whenSettled(Consumer<List<RecordOutcome>> listener) {
+      return false;
+    }
   }
+
 
   @Test
   void after_the_claim_lapsed_every_span_says_nothing_of_the_batch_is_committed() throws Exception {

@@ -6,8 +6,9 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.outboxer.Ordering;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.spi.Relay;
-import dev.outboxer.spi.RelayBatch;
 import dev.outboxer.spi.RelayContext;
+import dev.outboxer.testing.ForwardingRelayBatch;
+import dev.outboxer.testing.OutboxRecords;
 import dev.outboxer.testing.TestRelayBatch;
 import java.time.Duration;
 import java.time.Instant;
@@ -88,25 +89,16 @@ class RabbitRelayBrokerRestartTest {
   }
 
   /** Stops the broker's application when the relay reports the {@code n}-th confirmation. */
-  private static final class StoppingBrokerAfterConfirms implements RelayBatch {
+  private static final class StoppingBrokerAfterConfirms extends ForwardingRelayBatch {
     private final TestRelayBatch inner;
     private final int n;
     private final AtomicInteger confirms = new AtomicInteger();
 
     StoppingBrokerAfterConfirms(TestRelayBatch inner, int n) {
+      super(inner);
       this.inner = inner;
       this.n = n;
     }
-
-    @Override public String outbox() { return inner.outbox(); }
-    @Override public int partition() { return inner.partition(); }
-    @Override public Ordering ordering() { return inner.ordering(); }
-    @Override public List<OutboxRecord> records() { return inner.records(); }
-    @Override public long fencingToken() { return inner.fencingToken(); }
-    @Override public Instant deadline() { return inner.deadline(); }
-    @Override public void fail(OutboxRecord record, Throwable cause) { inner.fail(record, cause); }
-    @Override public boolean heldBack(OutboxRecord record) { return inner.heldBack(record); }
-    @Override public boolean claimHeld() { return inner.claimHeld(); }
 
     @Override
     public void confirm(OutboxRecord record) {

@@ -10,6 +10,8 @@ import dev.outboxer.spi.Relay;
 import dev.outboxer.spi.RelayBatch;
 import dev.outboxer.spi.RelayContext;
 import dev.outboxer.spi.StandardHeaders;
+import dev.outboxer.testing.ForwardingRelayBatch;
+import dev.outboxer.testing.OutboxRecords;
 import dev.outboxer.testing.TestRelayBatch;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -376,25 +378,16 @@ class RabbitRelayTest {
   }
 
   /** A batch whose claim lapses when the relay confirms the {@code n}-th record. */
-  private static final class LapsingAfterConfirms implements RelayBatch {
+  private static final class LapsingAfterConfirms extends ForwardingRelayBatch {
     private final TestRelayBatch inner;
     private final int n;
     private final AtomicInteger confirms = new AtomicInteger();
 
     LapsingAfterConfirms(TestRelayBatch inner, int n) {
+      super(inner);
       this.inner = inner;
       this.n = n;
     }
-
-    @Override public String outbox() { return inner.outbox(); }
-    @Override public int partition() { return inner.partition(); }
-    @Override public Ordering ordering() { return inner.ordering(); }
-    @Override public List<OutboxRecord> records() { return inner.records(); }
-    @Override public long fencingToken() { return inner.fencingToken(); }
-    @Override public Instant deadline() { return inner.deadline(); }
-    @Override public void fail(OutboxRecord record, Throwable cause) { inner.fail(record, cause); }
-    @Override public boolean heldBack(OutboxRecord record) { return inner.heldBack(record); }
-    @Override public boolean claimHeld() { return inner.claimHeld(); }
 
     @Override
     public void confirm(OutboxRecord record) {

@@ -8,6 +8,7 @@ import dev.outboxer.Ordering;
 import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.spi.Relay;
 import dev.outboxer.spi.RelayContext;
+import dev.outboxer.testing.OutboxRecords;
 import dev.outboxer.testing.TestRelayBatch;
 import java.time.Duration;
 import java.util.HashMap;

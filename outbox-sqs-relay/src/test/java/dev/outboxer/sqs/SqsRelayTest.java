@@ -9,6 +9,7 @@ import dev.outboxer.spi.Relay;
 import dev.outboxer.spi.RelayContext;
 import dev.outboxer.spi.StandardHeaders;
 import dev.outboxer.sqs.QueueReader.Received;
+import dev.outboxer.testing.OutboxRecords;
 import dev.outboxer.testing.TestRelayBatch;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -91,22 +91,18 @@ final class ReportingRelayBatch implements RelayBatch {
   @Override
   public synchronized void confirm(OutboxRecord record) {
     Integer index = indexOf(record, "confirm");
-    if (index == null || !acceptReport(record, index, "confirmed", new RecordOutcome.Report(true, null, Instant.now(),
-        true))) {
-      return;
+    if (index != null) {
+      report(record, index, "confirmed", null);
     }
-    reports[index] = new RecordOutcome.Report(true, null, Instant.now(), false);
   }
 
   @Override
   public synchronized void fail(OutboxRecord record, Throwable cause) {
     Throwable given = cause == null ? new IllegalStateException("the relay gave no cause") : cause;
     Integer index = indexOf(record, "fail");
-    if (index == null || !acceptReport(record, index, "failed", new RecordOutcome.Report(false, given, Instant.now(),
-        true))) {
+    if (index == null || !report(record, index, "failed", given)) {
       return;
     }
-    reports[index] = new RecordOutcome.Report(false, given, Instant.now(), false);
     Object unit = unitOf(records.get(index));
     if (unit != null) {
       firstFailure.merge(unit, index, Math::min);
@@ -145,11 +141,17 @@ final class ReportingRelayBatch implements RelayBatch {
     return claimLost;
   }
 
-  /** Whether a report counts; a late one is remembered as such (the first report only), for the outcomes. */
-  private boolean acceptReport(OutboxRecord record, int index, String what, RecordOutcome.Report late) {
+  /**
+   * Records the first report of a record: counted while the batch is open, remembered as late (for
+   * the outcomes) once it ended; a second report is ignored.
+   *
+   * @param cause the failure's cause, {@code null} for a confirmation
+   * @return whether the report counts
+   */
+  private boolean report(OutboxRecord record, int index, String what, Throwable cause) {
     if (closed) {
       if (reports[index] == null) {
-        reports[index] = late;
+        reports[index] = new RecordOutcome.Report(cause == null, cause, Instant.now(), true);
       }
       warnOnce("late", "Outbox '" + outbox + "', partition " + partition + ": the relay reported message " + record.id()
           + " " + what + " after its batch ended (relay returned or relay-timeout passed); the report is ignored and"
@@ -161,6 +163,7 @@ final class ReportingRelayBatch implements RelayBatch {
           + record.id() + " a second time (" + what + "); the first report stands");
       return false;
     }
+    reports[index] = new RecordOutcome.Report(cause == null, cause, Instant.now(), false);
     return true;
   }
 

@@ -1,4 +1,4 @@
-package dev.outboxer.rabbitmq;
+package dev.outboxer.testing;
 
 import dev.outboxer.spi.OutboxRecord;
 import java.nio.charset.StandardCharsets;
@@ -6,24 +6,28 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Makes outbox records as the core would hand them to a relay, with increasing ids. */
-final class OutboxRecords {
+/**
+ * Makes outbox records as the core would hand them to a relay, with increasing ids, for a relay's
+ * tests with {@link TestRelayBatch}. Type {@code OrderPaid}, created now, no attempts yet.
+ */
+public final class OutboxRecords {
 
   private final String outbox;
   private final AtomicLong ids;
 
-  OutboxRecords(String outbox) {
+  /** @param outbox the outbox the records belong to; ids start at 1 */
+  public OutboxRecords(String outbox) {
     this(outbox, 0);
   }
 
   /** Ids start after {@code lastId}: tests sharing a FIFO queue keep them apart (deduplication). */
-  OutboxRecords(String outbox, long lastId) {
+  public OutboxRecords(String outbox, long lastId) {
     this.outbox = outbox;
     this.ids = new AtomicLong(lastId);
   }
 
   /** A record with a JSON payload naming its id and key. */
-  OutboxRecord next(int partition, String groupKey) {
+  public OutboxRecord next(int partition, String groupKey) {
     long id = ids.incrementAndGet();
     String key = groupKey == null ? "null" : "\"" + groupKey + "\"";
     String json = "{\"id\":" + id + ",\"key\":" + key + "}";
@@ -31,13 +35,15 @@ final class OutboxRecords {
         json.getBytes(StandardCharsets.UTF_8), Map.of());
   }
 
-  OutboxRecord next(int partition, String groupKey, Map<String, String> headers) {
+  /** A record with the given headers and a JSON payload naming its id. */
+  public OutboxRecord next(int partition, String groupKey, Map<String, String> headers) {
     long id = ids.incrementAndGet();
     return record(id, partition, groupKey, "application/json",
         ("{\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8), headers);
   }
 
-  OutboxRecord next(int partition, String groupKey, String contentType, byte[] payload) {
+  /** A record with the given content type and payload. */
+  public OutboxRecord next(int partition, String groupKey, String contentType, byte[] payload) {
     return record(ids.incrementAndGet(), partition, groupKey, contentType, payload, Map.of());
   }
 

@@ -11,8 +11,9 @@ import java.util.Objects;
  * @param retrying pending messages that failed at least once and are not dead
  * @param dead messages that used up {@code max-attempts}; they stay until {@linkplain
  *     OutboxAdmin#retryDead revived} or {@linkplain OutboxAdmin#discard discarded}
- * @param oldestPendingAge how long the oldest pending message has waited since it was published;
- *     {@link Duration#ZERO} when nothing is pending. This is the outbox's lag.
+ * @param oldestPendingAge how long the oldest pending message has waited since it was published
+ *     (a delayed message not tried yet: since its {@linkplain OutboxMessage#notBefore() time}, and
+ *     not at all before it); {@link Duration#ZERO} when nothing is pending. This is the outbox's lag.
  */
 public record OutboxCounts(long pending, long retrying, long dead, Duration oldestPendingAge) {
 

@@ -74,6 +74,11 @@ public final class CoreSettings implements SettingsCatalog {
       .withDefault(null, "the database's and the relay's limit")
       .meaning("refuse larger payloads at `publish` (`512KB`, `1MB`, bytes); above the database's or the relay's own"
           + " limit is a deployment error");
+  /** {@code outbox.<name>.max-delay}. */
+  public static final Setting<Duration> MAX_DELAY = Setting.duration("max-delay", Duration.ofDays(3650))
+      .withDefault(MAX_DURATION)
+      .meaning("refuse a message whose `notBefore` lies further ahead than this at `publish`: a delayed message"
+          + " holds back its group, so a time years ahead is more likely a bug than a plan");
 
   /** {@code outbox.worker}. */
   public static final Setting<String> WORKER = Setting.oneOf("worker", "worker mode",
@@ -123,7 +128,7 @@ public final class CoreSettings implements SettingsCatalog {
   public static final SettingsDeclaration OUTBOX = SettingsDeclaration.of("outbox", "outbox-cdi",
       "outbox." + ConfigKeyNames.NAME + ".", RELAY, ORDERING, PARTITIONS, MAX_ATTEMPTS, BACKOFF_MIN, BACKOFF_MAX,
       SERIALIZE_WRITES, BATCH_SIZE, POLL_INTERVAL, MAX_POLL_INTERVAL, RELAY_TIMEOUT, TRANSACTION_TIMEOUT,
-      MAX_PAYLOAD_SIZE);
+      MAX_PAYLOAD_SIZE, MAX_DELAY);
 
   /** For {@link java.util.ServiceLoader}: the catalog of the core's keys. */
   public CoreSettings() {}

@@ -151,7 +151,9 @@
   function renderBlocked(groups) {
     rows($('blocked').tBodies[0], groups, (g) => el('tr', { 'data-id': g.messageId },
       cell('Group', g.groupKey == null ? '(no group)' : g.groupKey), cell('Message', g.messageId),
-      cell('Attempts', g.attempts), cell('Next attempt', time(g.nextAttempt)), cell('Last error', g.lastError, 'error'),
+      cell('Attempts', g.attempts), cell('Next attempt', time(g.nextAttempt)),
+      g.attempts === 0 && g.lastError == null ? cell('Last error', 'delayed: not relayed before its time', 'hint')
+        : cell('Last error', g.lastError, 'error'),
       el('td', {}, el('button', { type: 'button', class: 'link danger discard', text: 'Discard',
         onclick: () => change(`Discard message ${g.messageId}? It is removed for good and never relayed; `
           + 'the rest of its group moves on.', 'DELETE', `messages/${g.messageId}`) }))),

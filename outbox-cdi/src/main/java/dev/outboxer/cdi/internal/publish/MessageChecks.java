@@ -1,5 +1,12 @@
 package dev.outboxer.cdi.internal.publish;
 
+import dev.outboxer.cdi.internal.cdi.TimeSource;
+import dev.outboxer.spi.Setting;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.temporal.ChronoUnit;
+
 import dev.outboxer.InvalidOutboxMessageException;
 import dev.outboxer.spi.MessageConstraints;
 import dev.outboxer.spi.StandardHeaders;
@@ -101,6 +108,31 @@ final class MessageChecks {
             + String.format("%04X", (int) c) + ") at index " + i + " cannot be stored as UTF-8");
       }
     }
+  }
+
+  /**
+   * The message's earliest relay time as stored (UTC, microseconds), or null for "as soon as
+   * possible": none, now or past (clocks of nodes differ, so a time just past is no mistake).
+   *
+   * @throws InvalidOutboxMessageException naming {@code notBefore} for a time further ahead than
+   *     {@code maxDelay}
+   */
+  static LocalDateTime notBefore(String outbox, Instant notBefore, Instant now, Duration maxDelay,
+      String maxDelayKey) {
+    if (notBefore == null) {
+      return null;
+    }
+    notBefore = notBefore.truncatedTo(ChronoUnit.MICROS); // as stored, and as the clock's now is read
+    if (!notBefore.isAfter(now)) {
+      return null;
+    }
+    Instant latest = now.plus(maxDelay);
+    if (notBefore.isAfter(latest)) {
+      throw invalid(outbox, "notBefore", "notBefore " + notBefore + " lies more than " + maxDelayKey + " ("
+          + Setting.formatDuration(maxDelay) + ") ahead: the latest accepted now is " + latest + ". Raise "
+          + maxDelayKey + " if such delays are meant");
+    }
+    return TimeSource.toUtc(notBefore);
   }
 
   static InvalidOutboxMessageException invalid(String outbox, String field, String problem) {

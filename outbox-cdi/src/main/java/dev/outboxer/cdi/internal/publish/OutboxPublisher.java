@@ -97,6 +97,8 @@ public class OutboxPublisher implements Outbox {
     String type = typeName(outbox, message.getClass());
     MessageLimits.Limits outboxLimits = limits.of(outbox);
     String groupKey = MessageChecks.groupKey(outbox, message.groupKey());
+    java.time.LocalDateTime notBefore = MessageChecks.notBefore(outbox, message.notBefore(), time.now(),
+        settings.maxDelay(), settings.key(dev.outboxer.spi.CoreSettings.MAX_DELAY));
     Map<String, String> headers = withInterceptorHeaders(outbox, message);
     MessageChecks.headers(outbox, headers, outboxLimits.constraints());
     byte[] payload = encode(outbox, message, outboxLimits);
@@ -117,7 +119,8 @@ public class OutboxPublisher implements Outbox {
       }
       int partitionKey = groupKey == null ? GroupHash.partitionKeyOfUngrouped() : GroupHash.partitionKey(groupKey);
       PublishStatements.NewMessage row = new PublishStatements.NewMessage(outbox, partitionKey, groupKey, type,
-          codecs.payloadCodec().contentType(), payload, codecs.encodeHeaders(headers), time.nowUtc());
+          codecs.payloadCodec().contentType(), payload, codecs.encodeHeaders(headers), time.nowUtc(),
+          notBefore);
       try {
         inserted = jdbc.call(connection -> statements.insert(connection, row, settings.serializeWrites()));
       } catch (SQLException e) {

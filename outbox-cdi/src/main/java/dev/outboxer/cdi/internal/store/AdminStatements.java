@@ -56,8 +56,11 @@ public class AdminStatements {
     long retrying = 0;
     long dead = 0;
     Duration oldestPendingAge = Duration.ZERO;
+    // A delayed message lags from its time, not from its publish: before it, it is not late at all (a time in the
+    // future comes out as a negative age, zero below). Once it has failed, its retry time says nothing of its lag.
     try (PreparedStatement statement = connection.prepareStatement("SELECT status, COUNT(*),"
-        + " SUM(CASE WHEN attempts > 0 THEN 1 ELSE 0 END), " + time("MIN(created_at)") + " FROM outbox_message WHERE outbox = ?"
+        + " SUM(CASE WHEN attempts > 0 THEN 1 ELSE 0 END), " + time("MIN(CASE WHEN attempts = 0 AND next_attempt_at"
+        + " IS NOT NULL THEN next_attempt_at ELSE created_at END)") + " FROM outbox_message WHERE outbox = ?"
         + " GROUP BY status")) {
       statement.setString(1, outbox);
       try (ResultSet rows = statement.executeQuery()) {
@@ -84,7 +87,7 @@ public class AdminStatements {
       throws SQLException {
     Map<Integer, long[]> backlog = new HashMap<>();
     try (PreparedStatement statement = connection.prepareStatement("SELECT partition_no, COUNT(*),"
-        + " SUM(CASE WHEN next_attempt_at IS NOT NULL THEN 1 ELSE 0 END) FROM outbox_message"
+        + " SUM(CASE WHEN attempts > 0 AND next_attempt_at IS NOT NULL THEN 1 ELSE 0 END) FROM outbox_message"
         + " WHERE outbox = ? AND status = 'PENDING' GROUP BY partition_no")) {
       statement.setString(1, outbox);
       try (ResultSet rows = statement.executeQuery()) {

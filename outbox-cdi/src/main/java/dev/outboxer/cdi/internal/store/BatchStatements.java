@@ -72,9 +72,12 @@ public class BatchStatements {
    * @param oldestRunningMicros PostgreSQL: when the oldest transaction still running on another
    *     connection began, in microseconds (the read's clock if none; 0 if it cannot be told or
    *     was not asked for)
+   * @param dueCutOffAt the due waiting rows were cut off at the read's limit: those up to this id
+   *     were read, later ones were not ({@code Long.MAX_VALUE} if every due row was read). Nothing
+   *     above it may be relayed by this batch: a due row left unread still holds back its group.
    */
   public record Read(List<StoredMessage> rows, int scanned, long lastScannedId, List<Waiting> waiting,
-      long readAtMicros, long oldestRunningMicros) {}
+      long readAtMicros, long oldestRunningMicros, long dueCutOffAt) {}
 
   /**
    * What a read asks for.
@@ -175,9 +178,13 @@ public class BatchStatements {
     }
   }
 
-  /** The scanned rows plus the due waiting rows the scan did not reach, by id. */
-  static Read merged(List<StoredMessage> scannedRows, List<StoredMessage> dueRows, List<Waiting> waiting,
-      long readAt, long oldestRunning) {
+  /**
+   * The scanned rows plus the due waiting rows the scan did not reach, by id. The due rows were read
+   * lowest ids first, at most {@code dueLimit} of them: a read that found as many may have left more
+   * (a thousand retries or delayed messages due at once are read a batch at a time, not all at once).
+   */
+  static Read merged(List<StoredMessage> scannedRows, List<StoredMessage> dueRows, int dueLimit,
+      List<Waiting> waiting, long readAt, long oldestRunning) {
     List<StoredMessage> rows = new ArrayList<>(scannedRows.size() + dueRows.size());
     rows.addAll(scannedRows);
     java.util.Set<Long> ids = new java.util.HashSet<>();
@@ -189,7 +196,11 @@ public class BatchStatements {
     }
     rows.sort(java.util.Comparator.comparingLong(StoredMessage::id));
     long last = scannedRows.isEmpty() ? -1 : scannedRows.get(scannedRows.size() - 1).id();
-    return new Read(rows, scannedRows.size(), last, waiting, readAt, oldestRunning);
+    long dueCutOffAt = Long.MAX_VALUE;
+    if (dueRows.size() >= dueLimit) {
+      dueCutOffAt = dueRows.stream().mapToLong(StoredMessage::id).max().orElse(Long.MAX_VALUE);
+    }
+    return new Read(rows, scannedRows.size(), last, waiting, readAt, oldestRunning, dueCutOffAt);
   }
 
   /** A message from the columns of {@link #MESSAGE_COLUMNS}, from column {@code first} on. */

@@ -109,7 +109,8 @@ final class PostgresBatchSql implements BatchSql {
       "   AND NOT EXISTS (SELECT 1 FROM w WHERE w.id < m.id AND w.next_attempt_at > ?)";
   private static final String READ_POSTGRESQL_TAIL = "   ORDER BY m.id LIMIT ?)"
       + " UNION ALL SELECT 'D', " + BatchStatements.MESSAGE_COLUMNS + ", 0 FROM outbox_message"
-      + "   WHERE id IN (SELECT id FROM w WHERE next_attempt_at <= ?)";
+      // The lowest due ids first, a read's limit of them: see BatchStatements.merged.
+      + "   WHERE id IN (SELECT id FROM w WHERE next_attempt_at <= ? ORDER BY id LIMIT ?)";
 
   @Override
   public Claim claim(Connection connection, String outbox, int partition, String node, String instance,
@@ -140,7 +141,7 @@ final class PostgresBatchSql implements BatchSql {
         throw new SQLException("The read after the claim returned no result set");
       }
       try (ResultSet rows = statement.getResultSet()) {
-        return new ClaimedRead(claim, claim.claimed() ? postgresqlRead(rows) : null);
+        return new ClaimedRead(claim, claim.claimed() ? postgresqlRead(rows, request.limit()) : null);
       }
     }
   }
@@ -150,7 +151,7 @@ final class PostgresBatchSql implements BatchSql {
       throws SQLException {
     try (PreparedStatement statement = preparePostgresqlRead(connection, "", outbox, partition, request, now);
         ResultSet rows = statement.executeQuery()) {
-      return postgresqlRead(rows);
+      return postgresqlRead(rows, request.limit());
     }
   }
 
@@ -226,7 +227,7 @@ final class PostgresBatchSql implements BatchSql {
   }
 
   /** The rows of the PostgreSQL read, sorted by kind. */
-  private static Read postgresqlRead(ResultSet rows) throws SQLException {
+  private static Read postgresqlRead(ResultSet rows, int limit) throws SQLException {
     List<Waiting> waiting = new ArrayList<>();
     List<StoredMessage> scannedRows = new ArrayList<>();
     List<StoredMessage> dueRows = new ArrayList<>();
@@ -243,7 +244,7 @@ final class PostgresBatchSql implements BatchSql {
         default -> dueRows.add(BatchStatements.message(rows, 2));
       }
     }
-    return BatchStatements.merged(scannedRows, dueRows, waiting, readAt, oldestRunning);
+    return BatchStatements.merged(scannedRows, dueRows, limit, waiting, readAt, oldestRunning);
   }
 
   private static String claimPostgresqlSql(boolean probeRunning) {
@@ -273,7 +274,8 @@ final class PostgresBatchSql implements BatchSql {
       Sql.setUtc(statement, index++, now);
     }
     statement.setInt(index++, request.limit());
-    Sql.setUtc(statement, index, now);
+    Sql.setUtc(statement, index++, now);
+    statement.setInt(index, request.limit());
   }
 
   /**

@@ -37,9 +37,12 @@ public class PublishStatements {
   /** The id and partition a message got. */
   public record Inserted(long id, int partition) {}
 
-  /** A message to insert. {@code createdAt} is UTC. */
+  /**
+   * A message to insert. Times are UTC; {@code notBefore} is null for a message to relay as soon as
+   * it commits.
+   */
   public record NewMessage(String outbox, int partitionKey, String groupKey, String type, String contentType,
-      byte[] payload, String headers, LocalDateTime createdAt) {}
+      byte[] payload, String headers, LocalDateTime createdAt, LocalDateTime notBefore) {}
 
   /**
    * Inserts the message; with {@code serializeWrites} and a group key, first waits for the group's
@@ -70,8 +73,26 @@ public class PublishStatements {
               + " message has no partition. Outboxer creates the row at start-up: was it deleted, or does this"
               + " application write to another database than the one it started with? Nothing was written.");
         }
-        return new Inserted(rows.getLong(1), rows.getInt(2));
+        Inserted inserted = new Inserted(rows.getLong(1), rows.getInt(2));
+        if (message.notBefore() != null) {
+          delay(connection, inserted.id(), message.notBefore());
+        }
+        return inserted;
       }
+    }
+  }
+
+  /**
+   * Makes the new row wait for its time as a message waiting for its retry does (attempts still 0),
+   * in the same transaction, so no reader ever sees it without its time. A second statement only
+   * for delayed messages: the insert every other publish runs stays as it is on every database.
+   */
+  private static void delay(Connection connection, long id, LocalDateTime notBefore) throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement(
+        "UPDATE outbox_message SET next_attempt_at = ? WHERE id = ?")) {
+      Sql.setUtc(statement, 1, notBefore);
+      statement.setLong(2, id);
+      statement.executeUpdate();
     }
   }
 }

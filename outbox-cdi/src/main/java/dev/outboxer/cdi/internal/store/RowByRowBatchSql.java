@@ -118,6 +118,11 @@ abstract class RowByRowBatchSql implements BatchSql {
         due.add(row.id());
       }
     }
+    // The lowest due ids first, a read's limit of them: see BatchStatements.merged.
+    due.sort(null);
+    if (due.size() > limit) {
+      due = new ArrayList<>(due.subList(0, limit));
+    }
     List<StoredMessage> dueRows = new ArrayList<>();
     if (!due.isEmpty()) {
       try (PreparedStatement statement = connection.prepareStatement("SELECT " + columns
@@ -130,7 +135,7 @@ abstract class RowByRowBatchSql implements BatchSql {
         }
       }
     }
-    return BatchStatements.merged(scannedRows, dueRows, waiting, 0, 0);
+    return BatchStatements.merged(scannedRows, dueRows, limit, waiting, 0, 0);
   }
 
   @Override

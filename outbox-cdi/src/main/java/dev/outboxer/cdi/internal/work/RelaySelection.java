@@ -52,8 +52,11 @@ record RelaySelection(List<StoredMessage> selected, long reachedUpTo) {
       }
     }
     List<StoredMessage> selected = new ArrayList<>();
-    long reachedUpTo = read.scanned() < limit ? Long.MAX_VALUE : read.lastScannedId();
+    long reachedUpTo = Math.min(read.scanned() < limit ? Long.MAX_VALUE : read.lastScannedId(), read.dueCutOffAt());
     for (StoredMessage row : read.rows()) {
+      if (row.id() > read.dueCutOffAt()) {
+        break; // a due row above the cut was not read: a later row of its group must not pass it
+      }
       if (row.nextAttemptAt() != null && row.nextAttemptAt().isAfter(now)) {
         continue; // waits for its retry: it is a blocker, read through its own index
       }

@@ -136,6 +136,34 @@ abstract class DatabaseContractTest {
     }
   }
 
+  @Test
+  void a_read_takes_the_due_waiting_messages_a_limit_at_a_time_lowest_ids_first() throws Exception {
+    java.time.Instant soon = container.clock().instant().plusSeconds(5);
+    try {
+      inTransaction(() -> {
+        for (int i = 0; i < 60; i++) {
+          outbox.publish("orders", new dev.outboxer.cdi.internal.Delayed("due-" + i, i, soon));
+        }
+        return null;
+      });
+      java.time.LocalDateTime later = java.time.LocalDateTime.now(java.time.ZoneOffset.UTC).plusHours(1);
+      for (int partition = 0; partition < 2; partition++) {
+        int claimed = partition;
+        java.util.List<Long> waiting = pendingIds(claimed);
+        assertThat(waiting).as("partition " + claimed + " holds more due messages than a read's limit").hasSizeGreaterThan(10);
+        BatchStatements.Read read = inTransaction(() -> jdbc.call(connection -> statements.claimAndRead(connection,
+            "orders", claimed, "test-node", "test-instance", later, 0,
+            new BatchStatements.ReadRequest(dev.outboxer.Ordering.GROUP, Long.MAX_VALUE, 10, false)))).read();
+        assertThat(read.rows()).extracting(BatchStatements.StoredMessage::id).as("partition " + claimed)
+            .containsExactlyElementsOf(waiting.subList(0, 10));
+        assertThat(read.dueCutOffAt()).isEqualTo(waiting.get(9));
+        assertThat(read.waiting()).as("every waiting message is still listed").hasSize(waiting.size());
+      }
+    } finally {
+      dev.outboxer.cdi.internal.Rows.clear(database());
+    }
+  }
+
   /** A transaction on another thread that claimed a partition and keeps it until {@link #letGo}. */
   private record HeldPartition(CompletableFuture<Boolean> claim, CountDownLatch release) {
     /** Lets the holder commit; whether its claim had taken the partition. */

@@ -27,7 +27,7 @@ class RelaySelectionTest {
   void a_waiting_message_holds_back_only_the_later_messages_of_its_group() {
     Waiting blocker = new Waiting(5, "a", NOW.plusMinutes(1));
     Read read = new Read(List.of(retry(5, "a", NOW.plusMinutes(1)), row(6, "a"), row(7, "b"), row(8, null)), 4, 8,
-        List.of(blocker), 0, 0);
+        List.of(blocker), 0, 0, Long.MAX_VALUE);
     RelaySelection plan = RelaySelection.of(Ordering.GROUP, read, 100, 100, NOW);
     assertThat(plan.selected()).extracting(StoredMessage::id).containsExactly(7L, 8L);
     assertThat(plan.reachedUpTo()).isEqualTo(Long.MAX_VALUE);
@@ -36,7 +36,7 @@ class RelaySelectionTest {
   @Test
   void in_total_ordering_a_waiting_message_holds_back_everything_after_it() {
     Read read = new Read(List.of(row(4, "z"), retry(5, "a", NOW.plusMinutes(1)), row(6, "b"), row(7, null)), 4, 7,
-        List.of(new Waiting(5, "a", NOW.plusMinutes(1))), 0, 0);
+        List.of(new Waiting(5, "a", NOW.plusMinutes(1))), 0, 0, Long.MAX_VALUE);
     assertThat(RelaySelection.of(Ordering.TOTAL, read, 100, 100, NOW).selected()).extracting(StoredMessage::id)
         .containsExactly(4L);
     assertThat(RelaySelection.of(Ordering.NONE, read, 100, 100, NOW).selected()).extracting(StoredMessage::id)
@@ -55,7 +55,7 @@ class RelaySelectionTest {
 
   @Test
   void the_batch_size_cuts_the_plan_and_what_was_not_taken_is_not_passed() {
-    Read read = new Read(List.of(row(1, "a"), row(2, "b"), row(3, "c"), row(4, "d")), 4, 4, List.of(), 0, 0);
+    Read read = new Read(List.of(row(1, "a"), row(2, "b"), row(3, "c"), row(4, "d")), 4, 4, List.of(), 0, 0, Long.MAX_VALUE);
     RelaySelection plan = RelaySelection.of(Ordering.GROUP, read, 4, 2, NOW);
     assertThat(plan.selected()).extracting(StoredMessage::id).containsExactly(1L, 2L);
     assertThat(plan.reachedUpTo()).isEqualTo(2);
@@ -63,7 +63,18 @@ class RelaySelectionTest {
 
   @Test
   void a_full_read_reaches_only_its_last_row() {
-    Read read = new Read(List.of(row(1, "a"), row(2, "b")), 2, 2, List.of(), 0, 0);
+    Read read = new Read(List.of(row(1, "a"), row(2, "b")), 2, 2, List.of(), 0, 0, Long.MAX_VALUE);
     assertThat(RelaySelection.of(Ordering.GROUP, read, 2, 100, NOW).reachedUpTo()).isEqualTo(2);
+  }
+
+  @Test
+  void nothing_above_the_due_rows_a_read_cut_off_is_selected_whatever_its_group() {
+    // Due rows 2 and 4 were read, more were due (say 9 of group "a"); the scan found 5 to 10.
+    Read read = new Read(List.of(retry(2, "a", NOW.minusMinutes(1)), retry(4, "b", NOW.minusMinutes(1)), row(5, "c"),
+        row(10, "a")), 2, 10, List.of(new Waiting(2, "a", NOW.minusMinutes(1)), new Waiting(4, "b",
+        NOW.minusMinutes(1)), new Waiting(9, "a", NOW.minusMinutes(1))), 0, 0, 4);
+    RelaySelection plan = RelaySelection.of(Ordering.GROUP, read, 100, 100, NOW);
+    assertThat(plan.selected()).extracting(StoredMessage::id).containsExactly(2L, 4L);
+    assertThat(plan.reachedUpTo()).isEqualTo(4);
   }
 }

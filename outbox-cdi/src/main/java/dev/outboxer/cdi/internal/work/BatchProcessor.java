@@ -68,6 +68,7 @@ public class BatchProcessor {
   private final Watchdog watchdog = new Watchdog();
   private final RelayWarnings relayWarnings = new RelayWarnings();
   private final PreparedHoldWarnings preparedHolds = new PreparedHoldWarnings();
+  private final LongTransactionWarnings longTransactions = new LongTransactionWarnings();
 
   CycleResult process(OutboxSettings settings, int partition, Relay relay, PartitionCursor cursor) throws Exception {
     return process(settings, partition, relay, cursor, null);
@@ -111,6 +112,8 @@ public class BatchProcessor {
         }
       }
       batch = plan(settings, partition, cursor, claim, read, now);
+      longTransactions.observed(settings.name(), batch.read.readAtMicros(), claim.oldestRunningMicros(),
+          () -> jdbc.call(dev.outboxer.cdi.internal.store.OpenTransactions::oldest));
       if (batch.plan.selected().isEmpty()) {
         Outcome outcome = tx.commit();
         if (outcome == Outcome.COMMITTED) {

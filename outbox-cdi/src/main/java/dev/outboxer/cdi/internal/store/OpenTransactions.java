@@ -1,0 +1,40 @@
+package dev.outboxer.cdi.internal.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * PostgreSQL: the oldest transaction still open in this database on another connection, as {@code
+ * pg_stat_activity} shows it to the application's user (other users' sessions show no query).
+ * Asked only when the worker's probe already found one open for long (see {@code
+ * LongTransactionWarnings}), never per batch.
+ */
+public final class OpenTransactions {
+
+  /** An open transaction: the session's process id, user, application, client, state and query. */
+  public record OpenTransaction(int pid, String user, String application, String client, String state,
+      Instant since, Duration age, String query) {}
+
+  private OpenTransactions() {}
+
+  public static Optional<OpenTransaction> oldest(Connection connection) throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement("SELECT pid, usename, application_name,"
+        + " COALESCE(host(client_addr), 'local'), state, xact_start, EXTRACT(EPOCH FROM clock_timestamp() - xact_start),"
+        + " left(query, 200) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        + " AND xact_start IS NOT NULL ORDER BY xact_start LIMIT 1");
+        ResultSet rows = statement.executeQuery()) {
+      if (!rows.next()) {
+        return Optional.empty();
+      }
+      java.sql.Timestamp since = rows.getTimestamp(6);
+      return Optional.of(new OpenTransaction(rows.getInt(1), rows.getString(2), rows.getString(3), rows.getString(4),
+          rows.getString(5), since == null ? null : since.toInstant(),
+          Duration.ofMillis(Math.round(rows.getDouble(7) * 1000)), rows.getString(8)));
+    }
+  }
+}

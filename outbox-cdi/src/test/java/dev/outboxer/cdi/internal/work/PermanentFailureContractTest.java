@@ -78,6 +78,8 @@ abstract class PermanentFailureContractTest {
         .config(outbox("tries", "2", "100ms"))
         .config(outbox("lost", "infinity", "1m"))
         .config("outbox.lost.dead-on", "java.util.NoSuchElementException")
+        .config(outbox("standins", "infinity", "1m"))
+        .config("outbox.standins.dead-on", "java.lang.IllegalStateException")
         .beans(ScriptedRelay.class, DeadMessageObserver.class)
         .start();
     outbox = container.select(Outbox.class);
@@ -199,6 +201,48 @@ abstract class PermanentFailureContractTest {
 
     awaitDead(id);
     assertThat(lastError(id)).startsWith("permanent: the relay marked it permanent: java.lang.IllegalStateException");
+  }
+
+  @Test
+  void a_failure_the_relay_throws_is_permanent_for_each_record_it_left_unreported() throws Exception {
+    AtomicBoolean thrown = new AtomicBoolean();
+    ScriptedRelay.script((batch, node) -> {
+      if (thrown.compareAndSet(false, true)) {
+        ScriptedRelay.send(batch, batch.records().get(0), node);
+        throw new NoSuchElementException("the partner's directory is gone");
+      }
+      ScriptedRelay.sendAll(batch, node);
+    });
+    List<Long> ids = container.inTransaction(() -> List.of(outbox.publish("deadon", Headered.key("a")),
+        outbox.publish("deadon", Headered.key("b")), outbox.publish("deadon", Headered.key("b")),
+        outbox.publish("deadon", Headered.key(null))));
+
+    Eventually.until(WAIT, "the first unreported record of group b and the ungrouped one are dead, the rest delivered",
+        () -> Rows.messages(database(), "deadon") == 2 && ScriptedRelay.deliveryCounts().containsKey(ids.get(2)),
+        () -> "rows " + ids.stream().map(id -> Rows.status(database(), id)).toList() + ", " + logs.dump());
+    assertThat(Rows.status(database(), ids.get(1))).isEqualTo("DEAD");
+    assertThat(Rows.status(database(), ids.get(3))).isEqualTo("DEAD");
+    assertThat(lastError(ids.get(1))).isEqualTo("permanent: java.util.NoSuchElementException matched"
+        + " outbox.deadon.dead-on: java.util.NoSuchElementException: the partner's directory is gone");
+    assertThat(ScriptedRelay.deliveryCounts()).as("sent once each").containsEntry(ids.get(0), 1L)
+        .containsEntry(ids.get(2), 1L).doesNotContainKeys(ids.get(1), ids.get(3));
+  }
+
+  @Test
+  void a_failure_the_core_makes_up_is_never_permanent_even_if_its_class_is_listed() throws Exception {
+    // outbox.standins.dead-on lists IllegalStateException, the class of the core's "returned without reporting".
+    ScriptedRelay.script((batch, node) -> {
+      if (!batch.outbox().equals("standins")) {
+        ScriptedRelay.sendAll(batch, node);
+      }
+    });
+    long id = publish("standins", "customer-11");
+
+    Eventually.until(WAIT, "the unreported record is charged", () -> Rows.attempts(database(), id) == 1, logs::dump);
+    assertThat(Rows.status(database(), id)).isEqualTo("PENDING");
+    assertThat(lastError(id)).startsWith("java.lang.IllegalStateException: The relay 'scripted' returned without"
+        + " reporting");
+    assertThat(DeadMessageObserver.HEARD).isEmpty();
   }
 
   // ---- item 3: the group of a permanently failed message keeps its order and loses nothing ----

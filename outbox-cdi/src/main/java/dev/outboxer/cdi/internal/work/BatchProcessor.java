@@ -591,7 +591,14 @@ public class BatchProcessor {
       dead.add(new DeadMessage(failure.id(), settings.name(), group, record.type(), failure.attempts(),
           failure.error(), record.createdAt(), TimeSource.fromUtc(nowUtc)));
     }
-    deadMessageEvents.died(dead, partition);
+    try {
+      deadMessageEvents.died(dead, partition);
+    } catch (RuntimeException | LinkageError failure) {
+      // The batch is committed: nothing here may make it look failed.
+      LOG.log(Level.WARNING, "Outbox '" + settings.name() + "', partition " + partition + ": the DeadMessage events of"
+          + " " + dead.size() + " dead message(s) could not be fired: " + Failures.describe(failure),
+          Failures.loggable(failure));
+    }
   }
 
   void shutdown() {

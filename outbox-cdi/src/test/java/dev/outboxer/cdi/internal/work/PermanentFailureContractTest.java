@@ -78,6 +78,8 @@ abstract class PermanentFailureContractTest {
         .config(outbox("tries", "2", "100ms"))
         .config(outbox("lost", "infinity", "1m"))
         .config("outbox.lost.dead-on", "java.util.NoSuchElementException")
+        .config(outbox("doomed", "infinity", "1m"))
+        .config("outbox.doomed.dead-on", "java.util.NoSuchElementException")
         .config(outbox("standins", "infinity", "1m"))
         .config("outbox.standins.dead-on", "java.lang.IllegalStateException")
         .beans(ScriptedRelay.class, DeadMessageObserver.class)
@@ -339,6 +341,33 @@ abstract class PermanentFailureContractTest {
     assertThat(warnings).as(logs.dump()).singleElement().satisfies(message -> assertThat(message)
         .contains("message " + ids.get(0)).contains("the observer's alerting service is down")
         .doesNotContain("\u0000"));
+  }
+
+  @Test
+  void a_batch_the_relay_rolls_back_fires_the_event_once_its_failures_recorded_alone_are_committed() throws Exception {
+    ScriptedRelay.script((batch, node) -> {
+      for (OutboxRecord record : batch.records()) {
+        if (batch.heldBack(record)) {
+          continue;
+        }
+        if ("customer-12".equals(record.groupKey())) {
+          // As the local relay does when a handler fails: the failure is reported, the transaction doomed.
+          batch.fail(record, new NoSuchElementException("no customer 12"));
+          jtaPropertyManager.getJTAEnvironmentBean().getTransactionSynchronizationRegistry().setRollbackOnly();
+        } else {
+          ScriptedRelay.send(batch, record, node);
+        }
+      }
+    });
+    long id = publish("doomed", "customer-12");
+
+    Eventually.until(WAIT, "the observer hears of the death recorded alone", () -> !DeadMessageObserver.heardOf(id)
+        .isEmpty(), () -> "row " + Rows.message(database(), id) + ", " + logs.dump());
+    assertThat(DeadMessageObserver.heardOf(id).get(0).committedStatus()).isEqualTo("DEAD");
+    assertThat(DeadMessageObserver.heardOf(id).get(0).message().attempts()).isEqualTo(1);
+    assertThat(lastError(id)).startsWith("permanent: java.util.NoSuchElementException matched outbox.doomed.dead-on");
+    Thread.sleep(300);
+    assertThat(DeadMessageObserver.heardOf(id)).hasSize(1);
   }
 
   @Test

@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * The core's configuration keys, declared once: the global keys ({@code outbox.*}) and every
@@ -39,6 +41,12 @@ public final class CoreSettings implements SettingsCatalog {
       .range("1 to 2^63-1, or infinity")
       .meaning("`infinity`: retry forever and keep the group blocked; a number: dead after that many failures, and"
           + " the group moves on");
+  /** {@code outbox.<name>.dead-on}: exception classes whose failures are permanent; the core checks they exist. */
+  public static final Setting<List<String>> DEAD_ON = Setting.list("dead-on").checkedBy(CoreSettings::classNames)
+      .withDefault(List.of(), "none")
+      .meaning("fully-qualified names of exception classes (`com.acme.SchemaRejected,java.io.FileNotFoundException`):"
+          + " a failure that is one of them or a subclass, or has one among its causes, is permanent and the message"
+          + " dies at once, also with `max-attempts=infinity`; each class must be on the application's class path");
   /** {@code outbox.<name>.backoff.min}. */
   public static final Setting<Duration> BACKOFF_MIN = Setting.duration("backoff.min", MAX_DURATION)
       .withDefault(Duration.ofSeconds(1)).meaning("first retry delay; doubles per failure");
@@ -126,7 +134,7 @@ public final class CoreSettings implements SettingsCatalog {
 
   /** Every outbox's keys, {@code outbox.<name>.*}. */
   public static final SettingsDeclaration OUTBOX = SettingsDeclaration.of("outbox", "outbox-cdi",
-      "outbox." + ConfigKeyNames.NAME + ".", RELAY, ORDERING, PARTITIONS, MAX_ATTEMPTS, BACKOFF_MIN, BACKOFF_MAX,
+      "outbox." + ConfigKeyNames.NAME + ".", RELAY, ORDERING, PARTITIONS, MAX_ATTEMPTS, DEAD_ON, BACKOFF_MIN, BACKOFF_MAX,
       SERIALIZE_WRITES, BATCH_SIZE, POLL_INTERVAL, MAX_POLL_INTERVAL, RELAY_TIMEOUT, TRANSACTION_TIMEOUT,
       MAX_PAYLOAD_SIZE, MAX_DELAY);
 
@@ -136,6 +144,20 @@ public final class CoreSettings implements SettingsCatalog {
   @Override
   public List<SettingsDeclaration> declarations() {
     return List.of(OUTBOX, GLOBAL);
+  }
+
+  private static final Pattern CLASS_NAME = Pattern.compile(
+      "(\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*\\.)*\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*");
+
+  /** Each element must at least look like a class's binary name ({@code com.acme.Outer$Inner}). */
+  private static Optional<String> classNames(List<String> names) {
+    for (String name : names) {
+      if (!CLASS_NAME.matcher(name).matches()) {
+        return Optional.of("has '" + name + "', which is not a fully-qualified class name: list exception classes"
+            + " such as java.io.FileNotFoundException, separated by commas");
+      }
+    }
+    return Optional.empty();
   }
 
   private static Map<String, Ordering> orderings() {

@@ -102,7 +102,9 @@ public interface RelayBatch {
   /**
    * Reports that a record could not be delivered. Its attempts are counted and it is retried after
    * a backoff (or dies after {@code max-attempts}); the later records of its ordering unit are held
-   * back.
+   * back. A permanent failure, a {@link PermanentRelayFailure} or one of a class listed in {@code
+   * outbox.<name>.dead-on} (either anywhere in the cause's chain), dies at once instead, and its
+   * group moves on.
    *
    * @param record a record of this batch; a record that is not part of it is ignored (and logged
    *     at WARNING)

@@ -32,7 +32,9 @@
  *             try {
  *                 post(record);
  *                 batch.confirm(record);
- *             } catch (IOException e) {
+ *             } catch (SchemaRejectedException e) {  // retrying cannot help: the message dies at once
+ *                 batch.fail(record, new PermanentRelayFailure("the partner rejects its schema", e));
+ *             } catch (IOException e) {               // retried after a backoff
  *                 batch.fail(record, e);
  *             }
  *         }

@@ -193,6 +193,7 @@ public final class OutboxConfigReader {
     }
 
     long maxAttempts = maxAttempts(reader);
+    List<String> deadOn = deadOn(reader);
 
     Duration backoffMin = reader.get(CoreSettings.BACKOFF_MIN);
     Duration backoffMax = reader.get(CoreSettings.BACKOFF_MAX);
@@ -255,7 +256,7 @@ public final class OutboxConfigReader {
     if (!reader.problems().isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new OutboxSettings(name, relay, ordering, partitions, maxAttempts, backoffMin, backoffMax,
+    return Optional.of(new OutboxSettings(name, relay, ordering, partitions, maxAttempts, deadOn, backoffMin, backoffMax,
         serializeWrites, batchSize, pollInterval, maxPollInterval, relayTimeout, transactionTimeout,
         maxPayloadSize, maxDelay, relayProperties));
   }
@@ -282,6 +283,34 @@ public final class OutboxConfigReader {
           + ", or 'infinity' to retry forever");
       return OutboxSettings.UNLIMITED_ATTEMPTS;
     }
+  }
+
+  /**
+   * {@code dead-on}: each class must be loadable and a {@link Throwable}, where the deployment can tell. A class the
+   * application cannot load would never match, silently: refused, like a misspelt key.
+   */
+  private static List<String> deadOn(SettingsReader reader) {
+    List<String> names = reader.get(CoreSettings.DEAD_ON);
+    ClassLoader loader = Thread.currentThread().getContextClassLoader();
+    if (loader == null) {
+      loader = OutboxConfigReader.class.getClassLoader();
+    }
+    for (String name : names) {
+      Class<?> type;
+      try {
+        type = Class.forName(name, false, loader);
+      } catch (ClassNotFoundException | LinkageError missing) {
+        reader.problem(CoreSettings.DEAD_ON, "names no class on the application's class path: " + name + " (a class"
+            + " that cannot be loaded would never match a failure; correct the name, or remove it)");
+        return List.of();
+      }
+      if (!Throwable.class.isAssignableFrom(type)) {
+        reader.problem(CoreSettings.DEAD_ON, "lists " + name + ", but " + name + " is not an exception class (not a"
+            + " java.lang.Throwable): list the exception classes whose failures are permanent");
+        return List.of();
+      }
+    }
+    return names;
   }
 
   /**

@@ -4,6 +4,7 @@ import dev.outboxer.Ordering;
 import dev.outboxer.spi.CoreSettings;
 import dev.outboxer.spi.Setting;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -13,6 +14,8 @@ import java.util.Map;
  *     {@code infinity}. A long, so that "infinity" is just a number no attempt counter reaches.
  * @param transactionTimeout the timeout of a worker's batch transaction, which is also how long a
  *     claim of a partition lasts at most
+ * @param deadOn the fully-qualified names of the exception classes whose failures are permanent ({@code
+ *     dead-on}), each checked at start to name a {@link Throwable} class
  * @param maxPayloadSize the configured payload limit in bytes, {@link Long#MAX_VALUE} if not set
  * @param maxDelay how far ahead a message's {@code notBefore} may lie at publish
  * @param relayProperties keys under {@code outbox.<name>.<relay>.}, prefix removed
@@ -23,6 +26,7 @@ public record OutboxSettings(
     Ordering ordering,
     int partitions,
     long maxAttempts,
+    List<String> deadOn,
     Duration backoffMin,
     Duration backoffMax,
     boolean serializeWrites,
@@ -38,6 +42,7 @@ public record OutboxSettings(
   public static final long UNLIMITED_ATTEMPTS = Long.MAX_VALUE;
 
   public OutboxSettings {
+    deadOn = List.copyOf(deadOn);
     relayProperties = Map.copyOf(relayProperties);
   }
 

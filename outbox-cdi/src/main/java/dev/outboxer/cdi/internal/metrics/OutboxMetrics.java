@@ -45,7 +45,7 @@ public class OutboxMetrics {
       PUBLISHED, "Messages published (counted when their transaction commits)",
       RELAYED, "Messages relayed: rows the relay confirmed and a committed batch deleted",
       FAILED_ATTEMPTS, "Failed delivery attempts",
-      DEAD_LETTERED, "Messages that used up max-attempts and became dead",
+      DEAD_LETTERED, "Messages that became dead: used up max-attempts, or failed permanently",
       BATCH_FAILURES, "Batches that failed as a whole (database unreachable, commit failed) and were rolled back",
       COMMIT_UNKNOWN, "Batch commits whose outcome is unknown (connection lost during the commit, heuristic outcome):"
           + " their messages may be delivered again",

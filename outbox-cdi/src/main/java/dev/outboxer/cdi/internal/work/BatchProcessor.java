@@ -17,6 +17,7 @@ import dev.outboxer.cdi.internal.store.BatchStatements;
 import dev.outboxer.cdi.internal.tx.Transactions.Outcome;
 import dev.outboxer.cdi.internal.tx.Transactions.Tx;
 import dev.outboxer.cdi.internal.tx.Transactions;
+import dev.outboxer.DeadMessage;
 import dev.outboxer.spi.CoreSettings;
 import dev.outboxer.spi.Failures;
 import dev.outboxer.spi.OrderingUnits;
@@ -64,6 +65,7 @@ public class BatchProcessor {
   @Inject TimeSource time;
   @Inject NodeIdentity node;
   @Inject OutboxMetrics metrics;
+  @Inject DeadMessageEvents deadMessageEvents;
 
   private final Watchdog watchdog = new Watchdog();
   private final RelayWarnings relayWarnings = new RelayWarnings();
@@ -238,7 +240,7 @@ public class BatchProcessor {
         lowestHeldBack = Math.min(lowestHeldBack, held.id());
       }
       Instant now = time.now();
-      Charges charges = charge(failed, now);
+      Charges charges = charge(failed, now, run);
       // A relay must leave the worker's transaction on the worker's thread as it found it. One that suspended,
       // replaced or ended it left the claim in a transaction nobody will finish: without this, the partition would
       // wait for the transaction timeout with nothing said.
@@ -323,28 +325,37 @@ public class BatchProcessor {
             + claim.fencingToken() + " lapsed while the relay was working (transaction timed out, paused JVM?);"
             + " nothing more of the batch was handed to the relay, and nothing of it is committed");
       }
-      return new RelayRun(relayBatch, outcomes, relayTime, timedOut);
+      // What the relay threw is its own failure (dead-on applies to it); after a timeout it is the interrupt's echo.
+      return new RelayRun(relayBatch, outcomes, relayTime, timedOut, timedOut ? null : thrown);
     }
 
-    /** An attempt for each failure: its retry after the backoff, or its death after max-attempts. */
-    private Charges charge(List<ReportingRelayBatch.Failure> failed, Instant now) {
+    /**
+     * An attempt for each failure: its retry after the backoff, or its death after max-attempts, or at once for a
+     * permanent failure of the relay's ({@link PermanentFailures}).
+     */
+    private Charges charge(List<ReportingRelayBatch.Failure> failed, Instant now, RelayRun run) {
       List<BatchStatements.Failure> failures = new ArrayList<>(failed.size());
+      Set<Long> permanent = new HashSet<>();
       Instant earliestRetry = null;
       int died = 0;
       for (ReportingRelayBatch.Failure failure : failed) {
         int attempts = failure.record().attempts() + 1;
+        String permanentReason = run.givenByRelay(failure) ? PermanentFailures.reason(failure.cause(), settings) : null;
         LocalDateTime next = null;
-        if (attempts >= settings.maxAttempts()) {
+        if (permanentReason != null || attempts >= settings.maxAttempts()) {
           died++;
         } else {
           Instant retryAt = now.plus(settings.backoffAfter(attempts));
           earliestRetry = earliestRetry == null || retryAt.isBefore(earliestRetry) ? retryAt : earliestRetry;
           next = TimeSource.toUtc(retryAt);
         }
-        failures.add(new BatchStatements.Failure(failure.record().id(), attempts, next,
-            Failures.describe(failure.cause())));
+        if (permanentReason != null) {
+          permanent.add(failure.record().id());
+        }
+        failures.add(new BatchStatements.Failure(failure.record().id(), attempts, next, permanentReason == null
+            ? Failures.describe(failure.cause()) : PermanentFailures.text(permanentReason, failure.cause())));
       }
-      return new Charges(failed, failures, earliestRetry, died);
+      return new Charges(failed, failures, earliestRetry, died, permanent);
     }
 
     /**
@@ -366,7 +377,7 @@ public class BatchProcessor {
       Charges reported = charges.reportedOrTimedOut(run.timedOut());
       boolean recorded = recordFailuresAlone(settings, partition, reported.failures(), nowUtc);
       if (recorded) {
-        logDeaths(settings, partition, reported.failed(), reported.failures());
+        deathsCommitted(settings, partition, reported, nowUtc);
       }
       boolean claimLapsed = tampering == null && !markedForRollback;
       run.settled(claimLapsed ? RecordOutcome.Kind.CLAIM_LAPSED : RecordOutcome.Kind.ROLLED_BACK,
@@ -416,17 +427,17 @@ public class BatchProcessor {
             LOG.fine("Outbox '" + settings.name() + "', partition " + partition + ": " + (relayedIds.size() - deleted)
                 + " confirmed message(s) were no longer there to delete");
           }
-          logDeaths(settings, partition, charges.failed(), charges.failures());
           run.settled();
+          deathsCommitted(settings, partition, charges, nowUtc);
           return CycleResult.relayed(claim, handed, deleted, charges.failures().size(), charges.died(),
               charges.earliestRetry(), run.time(), batch.plan.reachedUpTo() != Long.MAX_VALUE, batch.read.waiting());
         }
         case ROLLED_BACK -> {
           boolean recorded = recordFailuresAlone(settings, partition, charges.failures(), nowUtc);
-          if (recorded) {
-            logDeaths(settings, partition, charges.failed(), charges.failures());
-          }
           run.settled(RecordOutcome.Kind.ROLLED_BACK, recorded ? charges.failed() : List.of());
+          if (recorded) {
+            deathsCommitted(settings, partition, charges, nowUtc);
+          }
           throw new BatchRolledBackException("the commit of the batch failed and nothing of it was committed ("
               + tx.failure() + "); its " + relayedIds.size() + " relayed message(s) are delivered again",
               tx.failure());
@@ -454,9 +465,19 @@ public class BatchProcessor {
    *
    * @param batch the batch the relay had, to tell its listeners the final outcomes; {@code null} if none was relayed
    */
-  private record RelayRun(ReportingRelayBatch batch, ReportingRelayBatch.Outcomes outcomes, Duration time, boolean timedOut) {
+  private record RelayRun(ReportingRelayBatch batch, ReportingRelayBatch.Outcomes outcomes, Duration time, boolean timedOut,
+      Throwable thrown) {
     static final RelayRun NOTHING = new RelayRun(null,
-        new ReportingRelayBatch.Outcomes(List.of(), List.of(), List.of(), List.of()), Duration.ZERO, false);
+        new ReportingRelayBatch.Outcomes(List.of(), List.of(), List.of(), List.of()), Duration.ZERO, false, null);
+
+    /**
+     * Whether a failure is the relay's own, reported with {@code fail} or thrown by {@code relay}, rather than one the
+     * core made up (no report in time, no report at all, an unreadable stored row): only the relay's own can be
+     * permanent.
+     */
+    boolean givenByRelay(ReportingRelayBatch.Failure failure) {
+      return batch != null && (failure.reported() || thrown != null && failure.cause() == thrown);
+    }
 
     /** Tells the batch's listeners every record's final outcome: all as the contract gave them (committed). */
     void settled() {
@@ -487,9 +508,10 @@ public class BatchProcessor {
    *
    * @param failed the failures, in the order of {@code failures}
    * @param failures what is recorded for each: attempts, next attempt (null once dead), error text
+   * @param permanent the ids of the records whose failures were permanent
    */
   private record Charges(List<ReportingRelayBatch.Failure> failed, List<BatchStatements.Failure> failures,
-      Instant earliestRetry, int died) {
+      Instant earliestRetry, int died, Set<Long> permanent) {
 
     /**
      * The charges that stand when the batch rolls back: the failures the relay reported, and after
@@ -508,7 +530,7 @@ public class BatchProcessor {
         }
       }
       int keptDied = (int) kept.stream().filter(failure -> failure.nextAttemptAt() == null).count();
-      return new Charges(keptFailed, kept, earliestRetry, keptDied);
+      return new Charges(keptFailed, kept, earliestRetry, keptDied, permanent);
     }
   }
 
@@ -546,23 +568,39 @@ public class BatchProcessor {
   }
 
   /**
-   * One WARNING per message that died in the batch, without a stack trace (the failure is expected
-   * and its text is kept as the message's last error).
+   * The deaths of a batch are committed (with the batch, or its failures recorded on their own): one
+   * WARNING per message that died, without a stack trace (the failure is expected and its text is
+   * kept as the message's last error), then the application's observers of {@link DeadMessage}.
+   * Never called for failures that were not committed.
    *
-   * @param failed the batch's failures, in the order of {@code failures}
-   * @param failures what was recorded for each
+   * @param charges the batch's failures as recorded
+   * @param nowUtc when they were recorded
    */
-  private static void logDeaths(OutboxSettings settings, int partition, List<ReportingRelayBatch.Failure> failed,
-      List<BatchStatements.Failure> failures) {
-    for (int i = 0; i < failures.size(); i++) {
-      BatchStatements.Failure failure = failures.get(i);
-      if (failure.nextAttemptAt() == null) {
-        String group = failed.get(i).record().groupKey();
-        LOG.warning("Outbox '" + settings.name() + "', partition " + partition + ": message " + failure.id()
-            + (group == null ? " (no group)" : " of group '" + LogText.escaped(group) + "'") + " is dead after " + failure.attempts() + " failed attempt(s) (" + settings.key("max-attempts") + "="
-            + settings.maxAttempts() + "); its group moves on. Last error: " + failure.error()
-            + ". Revive it with OutboxAdmin.retryDead or remove it with OutboxAdmin.discard.");
+  private void deathsCommitted(OutboxSettings settings, int partition, Charges charges, LocalDateTime nowUtc) {
+    List<DeadMessage> dead = new ArrayList<>();
+    for (int i = 0; i < charges.failures().size(); i++) {
+      BatchStatements.Failure failure = charges.failures().get(i);
+      if (failure.nextAttemptAt() != null) {
+        continue;
       }
+      OutboxRecord record = charges.failed().get(i).record();
+      String group = record.groupKey();
+      String why = charges.permanent().contains(failure.id()) ? "its failure is permanent"
+          : settings.key(CoreSettings.MAX_ATTEMPTS) + "=" + settings.maxAttempts();
+      LOG.warning("Outbox '" + settings.name() + "', partition " + partition + ": message " + failure.id()
+          + (group == null ? " (no group)" : " of group '" + LogText.escaped(group) + "'") + " is dead after "
+          + failure.attempts() + " failed attempt(s) (" + why + "); its group moves on. Last error: " + failure.error()
+          + ". Revive it with OutboxAdmin.retryDead or remove it with OutboxAdmin.discard.");
+      dead.add(new DeadMessage(failure.id(), settings.name(), group, record.type(), failure.attempts(),
+          failure.error(), record.createdAt(), TimeSource.fromUtc(nowUtc)));
+    }
+    try {
+      deadMessageEvents.died(dead, partition);
+    } catch (RuntimeException | LinkageError failure) {
+      // The batch is committed: nothing here may make it look failed.
+      LOG.log(Level.WARNING, "Outbox '" + settings.name() + "', partition " + partition + ": the DeadMessage events of"
+          + " " + dead.size() + " dead message(s) could not be fired: " + Failures.describe(failure),
+          Failures.loggable(failure));
     }
   }
 

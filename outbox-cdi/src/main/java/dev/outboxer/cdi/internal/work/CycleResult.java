@@ -13,7 +13,7 @@ import dev.outboxer.cdi.internal.store.BatchStatements;
  * @param read rows handed to the relay
  * @param relayed rows deleted by the committed transaction (confirmed by the relay and still there)
  * @param failed failed attempts recorded (including {@code died})
- * @param died messages that used up max-attempts in this batch
+ * @param died messages that died in this batch: used up max-attempts, or failed permanently
  * @param earliestRetry the soonest retry time set in this batch, or null
  * @param relayTime how long the relay call took
  * @param partitionCount the outbox's partition count in force, as the claim read it

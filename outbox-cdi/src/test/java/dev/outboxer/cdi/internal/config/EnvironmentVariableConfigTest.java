@@ -44,6 +44,7 @@ class EnvironmentVariableConfigTest {
     env.put("OUTBOX_ORDERS_ORDERING", "none");
     env.put("OUTBOX_ORDERS_PARTITIONS", "4");
     env.put("OUTBOX_ORDERS_MAX_ATTEMPTS", "3");
+    env.put("OUTBOX_ORDERS_DEAD_ON", "java.io.IOException,java.util.NoSuchElementException");
     env.put("OUTBOX_ORDERS_BACKOFF_MIN", "2s");
     env.put("OUTBOX_ORDERS_BACKOFF_MAX", "90s");
     env.put("OUTBOX_ORDERS_SERIALIZE_WRITES", "true");
@@ -86,6 +87,7 @@ class EnvironmentVariableConfigTest {
     assertThat(orders.ordering()).isEqualTo(Ordering.NONE);
     assertThat(orders.partitions()).isEqualTo(4);
     assertThat(orders.maxAttempts()).isEqualTo(3);
+    assertThat(orders.deadOn()).containsExactly("java.io.IOException", "java.util.NoSuchElementException");
     assertThat(orders.backoffMin()).isEqualTo(Duration.ofSeconds(2));
     assertThat(orders.backoffMax()).isEqualTo(Duration.ofSeconds(90));
     assertThat(orders.serializeWrites()).isTrue();

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 class OutboxSettingsTest {
 
   private static OutboxSettings backoff(Duration min, Duration max) {
-    return new OutboxSettings("orders", "jms", Ordering.GROUP, 1, OutboxSettings.UNLIMITED_ATTEMPTS, min, max, false, 100,
+    return new OutboxSettings("orders", "jms", Ordering.GROUP, 1, OutboxSettings.UNLIMITED_ATTEMPTS, java.util.List.of(), min, max, false,
+        100,
         Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofSeconds(60), Long.MAX_VALUE,
         Duration.ofDays(365), Map.of());
   }

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class RelayWarningsTest {
 
   private static final OutboxSettings SETTINGS = new OutboxSettings("orders", "scripted", Ordering.GROUP, 2,
-      OutboxSettings.UNLIMITED_ATTEMPTS, Duration.ofSeconds(1), Duration.ofSeconds(1), false, 100,
+      OutboxSettings.UNLIMITED_ATTEMPTS, java.util.List.of(), Duration.ofSeconds(1), Duration.ofSeconds(1), false, 100,
       Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofSeconds(60), Long.MAX_VALUE,
       Duration.ofDays(365), Map.of());
 

@@ -82,19 +82,8 @@ abstract class RowByRowBatchSql implements BatchSql {
     Ordering ordering = request.ordering();
     long scanFrom = request.scanFrom();
     int limit = request.limit();
-    List<Waiting> waiting = new ArrayList<>();
     String columns = messageColumns();
-    try (PreparedStatement statement = connection.prepareStatement("SELECT id, group_key, "
-        + dialect.readTime("next_attempt_at") + " FROM outbox_message WHERE outbox = ? AND partition_no = ?"
-        + " AND next_attempt_at IS NOT NULL AND status = 'PENDING'")) {
-      statement.setString(1, outbox);
-      statement.setInt(2, partition);
-      try (ResultSet rows = statement.executeQuery()) {
-        while (rows.next()) {
-          waiting.add(new Waiting(rows.getLong(1), rows.getString(2), Sql.getUtc(rows, 3)));
-        }
-      }
-    }
+    List<Waiting> waiting = waiting(connection, outbox, partition);
     List<StoredMessage> scannedRows = new ArrayList<>();
     HoldBack holdBack = HoldBack.of(ordering, waiting, now);
     try (PreparedStatement statement = connection.prepareStatement(String.format(SCAN_HEAD, columns) + holdBack.sql()
@@ -112,6 +101,11 @@ abstract class RowByRowBatchSql implements BatchSql {
         }
       }
     }
+    // Read again after the scan: at READ COMMITTED (H2; MariaDB if the data source sets it) each statement sees what
+    // committed before it, so a delayed message published just before a later message of its group can be missing
+    // from the list read before the scan while the scan returns that later message. Whatever the scan saw committed,
+    // this read sees too, and the selection holds it back by this list (RelaySelection).
+    waiting = waiting(connection, outbox, partition);
     List<Long> due = new ArrayList<>();
     for (Waiting row : waiting) {
       if (!row.nextAttemptAt().isAfter(now) && row.id() < scanFrom) {
@@ -136,6 +130,23 @@ abstract class RowByRowBatchSql implements BatchSql {
       }
     }
     return BatchStatements.merged(scannedRows, dueRows, limit, waiting, 0, 0);
+  }
+
+  /** Every message of the partition that waits for a retry or for its time (few), without payload. */
+  private List<Waiting> waiting(Connection connection, String outbox, int partition) throws SQLException {
+    List<Waiting> waiting = new ArrayList<>();
+    try (PreparedStatement statement = connection.prepareStatement("SELECT id, group_key, "
+        + dialect.readTime("next_attempt_at") + " FROM outbox_message WHERE outbox = ? AND partition_no = ?"
+        + " AND next_attempt_at IS NOT NULL AND status = 'PENDING'")) {
+      statement.setString(1, outbox);
+      statement.setInt(2, partition);
+      try (ResultSet rows = statement.executeQuery()) {
+        while (rows.next()) {
+          waiting.add(new Waiting(rows.getLong(1), rows.getString(2), Sql.getUtc(rows, 3)));
+        }
+      }
+    }
+    return waiting;
   }
 
   @Override

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # sourced: its variables are the callers'
 # The parts of the getting-started checks that do not depend on the page or the server, sourced by
 # .ci/getting-started (Open Liberty) and .ci/getting-started-wildfly (WildFly). Each check takes one
 # manual page literally, as a new user would: it installs Outboxer with the page's set-up command
@@ -51,7 +52,7 @@ fail() { # <message> [log file]
   exit 1
 }
 
-psql_admin() { psql -h 127.0.0.1 -U postgres -d postgres -v ON_ERROR_STOP=1 -qtAc "$1"; }
+psql_admin() { PGOPTIONS="-c client_min_messages=warning" psql -h 127.0.0.1 -U postgres -d postgres -v ON_ERROR_STOP=1 -qtAc "$1"; }
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 

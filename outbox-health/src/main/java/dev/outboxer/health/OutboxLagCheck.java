@@ -2,7 +2,8 @@ package dev.outboxer.health;
 
 import dev.outboxer.OutboxAdmin;
 import dev.outboxer.OutboxCounts;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import org.eclipse.microprofile.health.HealthCheck;
@@ -18,17 +19,21 @@ import org.eclipse.microprofile.health.Readiness;
  * before Outboxer started.
  */
 @Readiness
-@ApplicationScoped
+@Dependent   // not a client proxy, to answer after its container is gone (GoneDeployment)
 class OutboxLagCheck implements HealthCheck {
 
   static final String NAME = "outbox-lag";
 
+  @Inject BeanManager beans;
   @Inject OutboxAdmin admin;
   @Inject HealthConfiguration configuration;
   @Inject BacklogCache backlog;
 
   @Override
   public HealthCheckResponse call() {
+    if (GoneDeployment.isGone(beans)) {
+      return GoneDeployment.answer(NAME);
+    }
     HealthSettings settings = configuration.settings();
     HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME);
     if (!admin.started()) {

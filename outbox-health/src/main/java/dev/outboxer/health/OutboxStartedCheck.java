@@ -2,7 +2,8 @@ package dev.outboxer.health;
 
 import dev.outboxer.OutboxAdmin;
 import dev.outboxer.WorkerStatus;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -19,16 +20,20 @@ import org.eclipse.microprofile.health.Readiness;
  * {@code "not started: waiting for the database (...): ..."}.
  */
 @Readiness
-@ApplicationScoped
+@Dependent   // not a client proxy, to answer after its container is gone (GoneDeployment)
 class OutboxStartedCheck implements HealthCheck {
 
   static final String NAME = "outbox-started";
 
+  @Inject BeanManager beans;
   @Inject OutboxAdmin admin;
   @Inject HealthConfiguration configuration;
 
   @Override
   public HealthCheckResponse call() {
+    if (GoneDeployment.isGone(beans)) {
+      return GoneDeployment.answer(NAME);
+    }
     boolean started = admin.started();
     HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME).status(started);
     String notStarted = admin.notStartedReason().map(reason -> "not started: " + reason).orElse("not started");

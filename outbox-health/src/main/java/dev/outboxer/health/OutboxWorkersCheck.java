@@ -3,7 +3,8 @@ package dev.outboxer.health;
 import dev.outboxer.OutboxAdmin;
 import dev.outboxer.PartitionStatus;
 import dev.outboxer.WorkerStatus;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,17 +28,21 @@ import org.eclipse.microprofile.health.Liveness;
  * and before Outboxer started or after it stopped (the readiness check covers those).
  */
 @Liveness
-@ApplicationScoped
+@Dependent   // not a client proxy, to answer after its container is gone (GoneDeployment)
 class OutboxWorkersCheck implements HealthCheck {
 
   static final String NAME = "outbox-workers";
 
+  @Inject BeanManager beans;
   @Inject OutboxAdmin admin;
   @Inject HealthConfiguration configuration;
   @Inject BacklogCache backlog;
 
   @Override
   public HealthCheckResponse call() {
+    if (GoneDeployment.isGone(beans)) {
+      return GoneDeployment.answer(NAME);
+    }
     HealthSettings settings = configuration.settings();
     List<WorkerStatus> workers = admin.workers();
     HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME).withData("workers", workers.size());

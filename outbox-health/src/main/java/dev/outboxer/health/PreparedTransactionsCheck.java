@@ -2,7 +2,8 @@ package dev.outboxer.health;
 
 import dev.outboxer.OutboxAdmin;
 import dev.outboxer.PreparedTransaction;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,17 +27,21 @@ import org.eclipse.microprofile.health.Readiness;
  * a held partition.
  */
 @Readiness
-@ApplicationScoped
+@Dependent   // not a client proxy, to answer after its container is gone (GoneDeployment)
 class PreparedTransactionsCheck implements HealthCheck {
 
   static final String NAME = "outbox-prepared-transactions";
 
+  @Inject BeanManager beans;
   @Inject OutboxAdmin admin;
   @Inject HealthConfiguration configuration;
   @Inject BacklogCache backlog;
 
   @Override
   public HealthCheckResponse call() {
+    if (GoneDeployment.isGone(beans)) {
+      return GoneDeployment.answer(NAME);
+    }
     HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME).up();
     if (!admin.started()) {
       return response.withData("prepared-transactions", "not read: Outboxer has not started").build();

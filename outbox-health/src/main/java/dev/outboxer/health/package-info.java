@@ -42,6 +42,11 @@
  *       report a held partition). Not read before start.</li>
  * </ul>
  *
+ * <p>A check whose CDI container is gone answers UP with the only data {@code "deployment": "not
+ * running: ..."}: WildFly 39 keeps calling the checks of a deployment that failed CDI validation
+ * until a reload, and the deployment is the server's to report. The checks are therefore {@code
+ * Dependent} beans, not client proxies.
+ *
  * <h2>Configuration (MicroProfile Config)</h2>
  * <ul>
  *   <li>{@code outbox.health.worker-stall}: how long a worker may go without running while messages

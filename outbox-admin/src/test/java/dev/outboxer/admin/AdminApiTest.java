@@ -291,6 +291,21 @@ class AdminApiTest {
   }
 
   @Test
+  void a_message_dead_of_a_permanent_failure_says_so_in_the_dead_list_also_with_infinite_attempts() throws Exception {
+    // outbox.audit keeps max-attempts=infinity: only a permanent failure can make its message dead.
+    relay.failPermanentlyWhen(record -> "rejected".equals(record.groupKey()));
+    List<Long> ids = publishDead("audit", "rejected");
+
+    JsonObject page = json(server.send(call("GET", "api/outboxes/audit/dead", null, "operator")));
+
+    assertThat(ids(page)).containsExactlyElementsOf(ids);
+    JsonObject message = page.getJsonArray("messages").getJsonObject(0);
+    assertThat(message.getInt("attempts")).isEqualTo(1);
+    assertThat(message.getString("lastError")).startsWith("permanent: the relay marked it permanent:"
+        + " dev.outboxer.spi.PermanentRelayFailure: induced permanent failure of message " + ids.get(0));
+  }
+
+  @Test
   void retrying_one_dead_message_relays_it_logs_the_caller_and_a_second_retry_is_404() throws Exception {
     failingGroups.add("a");
     long id = publishDead("orders", "a").get(0);

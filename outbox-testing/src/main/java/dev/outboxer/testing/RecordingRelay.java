@@ -2,6 +2,7 @@ package dev.outboxer.testing;
 
 import com.arjuna.ats.jta.common.jtaPropertyManager;
 import dev.outboxer.spi.OutboxRecord;
+import dev.outboxer.spi.PermanentRelayFailure;
 import dev.outboxer.spi.Relay;
 import dev.outboxer.spi.RelayBatch;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -47,7 +48,7 @@ public class RecordingRelay implements Relay {
   public static final Duration DEFAULT_AWAIT = Duration.ofSeconds(10);
 
   /** What the relay does with a record it is handed. */
-  public enum Action { CONFIRM, FAIL, NO_OUTCOME }
+  public enum Action { CONFIRM, FAIL, FAIL_PERMANENTLY, NO_OUTCOME }
 
   /** When a batch of a partition was in the relay, in System.nanoTime. */
   public record BatchSpan(String outbox, int partition, long startNanos, long endNanos) {}
@@ -65,6 +66,7 @@ public class RecordingRelay implements Relay {
   private final AtomicInteger recordsToFail = new AtomicInteger();
   private final java.util.Set<String> failingGroups = ConcurrentHashMap.newKeySet();
   private volatile Predicate<OutboxRecord> failWhen = record -> false;
+  private volatile Predicate<OutboxRecord> failPermanentlyWhen = record -> false;
   private volatile Predicate<OutboxRecord> noOutcomeWhen = record -> false;
   private volatile Exception throwOnce;
   private volatile boolean hangOnce;
@@ -104,6 +106,8 @@ public class RecordingRelay implements Relay {
         }
         switch (actionFor(record)) {
           case FAIL -> batch.fail(record, new IllegalStateException("induced failure of message " + record.id()));
+          case FAIL_PERMANENTLY -> batch.fail(record, new PermanentRelayFailure("induced permanent failure of message "
+              + record.id()));
           case NO_OUTCOME -> { }
           case CONFIRM -> {
             batch.confirm(record);
@@ -156,6 +160,9 @@ public class RecordingRelay implements Relay {
   }
 
   private Action actionFor(OutboxRecord record) {
+    if (failPermanentlyWhen.test(record)) {
+      return Action.FAIL_PERMANENTLY;
+    }
     if (record.groupKey() != null && failingGroups.contains(record.groupKey())) {
       return Action.FAIL;
     }
@@ -195,13 +202,14 @@ public class RecordingRelay implements Relay {
 
   /**
    * Ends every failure command: {@link #failNext}, {@link #failGroup}, {@link #failWhen}, {@link
-   * #noOutcomeWhen}, a pending {@link #throwOnNextBatch}, {@link #failCommitOfNextBatches}. What was
+   * #failPermanentlyWhen}, {@link #noOutcomeWhen}, a pending {@link #throwOnNextBatch}, {@link #failCommitOfNextBatches}. What was
    * recorded stays.
    */
   public void stopFailing() {
     recordsToFail.set(0);
     failingGroups.clear();
     failWhen = record -> false;
+    failPermanentlyWhen = record -> false;
     noOutcomeWhen = record -> false;
     throwOnce = null;
     commitsToFail.set(0);
@@ -210,6 +218,15 @@ public class RecordingRelay implements Relay {
   /** Every record the predicate matches fails (until {@link #stopFailing()}); replaces an earlier predicate. */
   public void failWhen(Predicate<OutboxRecord> predicate) {
     failWhen = predicate;
+  }
+
+  /**
+   * Every record the predicate matches fails with a {@link PermanentRelayFailure} (until {@link #stopFailing()}):
+   * Outboxer makes it dead at once, whatever {@code max-attempts} says, its group moves on, and the application's
+   * observers of {@link dev.outboxer.DeadMessage} hear of it. Replaces an earlier predicate.
+   */
+  public void failPermanentlyWhen(Predicate<OutboxRecord> predicate) {
+    failPermanentlyWhen = predicate;
   }
 
   /**
@@ -354,6 +371,7 @@ public class RecordingRelay implements Relay {
     spans.clear();
     commitsToFail.set(0);
     failWhen = record -> false;
+    failPermanentlyWhen = record -> false;
     noOutcomeWhen = record -> false;
     throwOnce = null;
     hangOnce = false;

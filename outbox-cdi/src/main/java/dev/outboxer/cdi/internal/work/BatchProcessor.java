@@ -1,5 +1,6 @@
 package dev.outboxer.cdi.internal.work;
 
+import dev.outboxer.DeadMessage;
 import dev.outboxer.cdi.internal.LogText;
 import dev.outboxer.cdi.internal.cdi.NodeIdentity;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
@@ -17,7 +18,6 @@ import dev.outboxer.cdi.internal.store.BatchStatements;
 import dev.outboxer.cdi.internal.tx.Transactions.Outcome;
 import dev.outboxer.cdi.internal.tx.Transactions.Tx;
 import dev.outboxer.cdi.internal.tx.Transactions;
-import dev.outboxer.DeadMessage;
 import dev.outboxer.spi.CoreSettings;
 import dev.outboxer.spi.Failures;
 import dev.outboxer.spi.OrderingUnits;

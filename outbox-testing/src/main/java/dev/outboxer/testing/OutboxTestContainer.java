@@ -342,10 +342,6 @@ public final class OutboxTestContainer implements AutoCloseable {
     }
 
     /**
-     * Gives Outboxer the pool as an {@code @OutboxPersistence DataSource} bean, as an application
-     * that produces its data source does; by default Outboxer goes through the EntityManager.
-     */
-    /**
      * Offers the transaction-scoped {@code EntityManager} of the {@linkplain #entities entities} unqualified too, for
      * the application's own services ({@code @Inject EntityManager}), unless the application produces one.
      */
@@ -354,6 +350,11 @@ public final class OutboxTestContainer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Gives Outboxer the pool as an {@code @OutboxPersistence DataSource} bean, as an application
+     * that produces its data source does (and as {@code JavaSeContainer} does); by default Outboxer
+     * goes through the EntityManager.
+     */
     public Builder viaDataSource() {
       viaDataSource = true;
       return this;

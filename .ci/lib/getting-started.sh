@@ -1,6 +1,7 @@
 # shellcheck shell=bash disable=SC2034 # sourced: its variables are the callers'
 # The parts of the getting-started checks that do not depend on the page or the server, sourced by
-# .ci/getting-started (Open Liberty) and .ci/getting-started-wildfly (WildFly). Each check takes one
+# .ci/getting-started (Open Liberty), .ci/getting-started-wildfly (WildFly) and
+# .ci/getting-started-java-se (Java SE and the test kit). Each check takes one
 # manual page literally, as a new user would: it installs Outboxer with the page's set-up command
 # into a local Maven repository that holds no Outboxer artifacts, writes a new project from the
 # page's tagged snippets only, and runs the page's tagged commands.
@@ -27,8 +28,14 @@
 VERSION=$(awk '/<version>/ { sub(".*<version>", ""); sub("<.*", ""); print; exit }' "$ROOT/pom.xml")
 SEED_REPOSITORY=${GETTING_STARTED_SEED_REPOSITORY:-$HOME/.m2/repository}
 
+# One install for several checks (.ci/run): GETTING_STARTED_REPOSITORY=DIR installs into DIR and
+# keeps it; GETTING_STARTED_INSTALLED_REPOSITORY=DIR reuses what an earlier check installed there,
+# only if this page's set-up command is the same as the Liberty page's (install_outboxer).
+INSTALLED_REPOSITORY=${GETTING_STARTED_INSTALLED_REPOSITORY:-}
+KEPT_REPOSITORY=${GETTING_STARTED_REPOSITORY:-$INSTALLED_REPOSITORY}
+
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/outboxer-$CHECK.XXXXXX")
-M2=$WORK/m2                        # the fresh local Maven repository
+M2=${KEPT_REPOSITORY:-$WORK/m2}    # the fresh local Maven repository
 APP=$WORK/orders                   # the new project
 LOGS=$WORK/logs
 mkdir -p "$LOGS" "$APP"
@@ -43,7 +50,8 @@ log() { printf '[%s %3ss] %s\n' "$CHECK" "$(( $(date +%s) - STARTED_AT ))" "$*";
 
 fail() { # <message> [log file]
   echo
-  echo "FAIL: $TITLE (${README#"$ROOT"/}), step \"$STEP\": $1"
+  local page=${CURRENT_README:-$README}   # a check of two pages names the one it is on
+  echo "FAIL: $TITLE (${page#"$ROOT"/}), step \"$STEP\": $1"
   if [ -n "${2:-}" ] && [ -s "$2" ]; then
     echo "---- last lines of $2"
     tail -n 40 "$2"
@@ -65,7 +73,7 @@ cleanup() {
   if $DATABASE_CREATED; then
     psql_admin "DROP DATABASE IF EXISTS $DATABASE WITH (FORCE)" >/dev/null 2>&1
   fi
-  rm -rf "$M2"
+  [ -n "$KEPT_REPOSITORY" ] || rm -rf "$M2"   # a kept repository belongs to the caller
   if $PASSED && [ "${KEEP:-false}" != true ]; then
     rm -rf "$WORK"
   else
@@ -86,13 +94,14 @@ mvn() { command mvn -B -ntp -Dmaven.repo.local="$M2" "$@"; }
 export -f mvn
 export M2
 
-# The fenced block right after the line "<!-- TAG -->" in the page (tag e.g. "run: install").
-readme_block() {
+# The fenced block right after the line "<!-- TAG -->" in the page, or in another page (tag e.g.
+# "run: install").
+readme_block() { # <tag> [page]
   awk -v tag="<!-- $1 -->" '
     found == 0 && $0 == tag { found = 1; next }
     found == 1 { if ($0 ~ /^```/) { found = 2; next } else { exit 1 } }
     found == 2 { if ($0 ~ /^```$/) exit 0; print }
-    END { if (found != 2) exit 1 }' "$README"
+    END { if (found != 2) exit 1 }' "${2:-$README}"
 }
 
 # Before you start: the page exists, PostgreSQL answers, and every dev.outboxer dependency the page
@@ -115,6 +124,15 @@ check_page_and_versions() {
 # Seeds the fresh repository from the seed one without dev/outboxer (third-party artifacts need no
 # download), then runs the page's <!-- run: install --> commands from the repository root.
 install_outboxer() {
+  if [ -n "$INSTALLED_REPOSITORY" ]; then
+    local liberty_page=$ROOT/docs/getting-started/open-liberty.md
+    [ "$(readme_block "run: install")" = "$(readme_block "run: install" "$liberty_page")" ] \
+      || fail "GETTING_STARTED_INSTALLED_REPOSITORY is set, but this page's set-up command differs from ${liberty_page#"$ROOT"/}'s: run without it"
+    [ -f "$M2/dev/outboxer/outbox-bom/$VERSION/outbox-bom-$VERSION.pom" ] \
+      || fail "GETTING_STARTED_INSTALLED_REPOSITORY=$M2 holds no dev.outboxer:outbox-bom:$VERSION"
+    log "Reusing $M2, where the same set-up command installed Outboxer $VERSION"
+    return
+  fi
   log "Seeding a local Maven repository without Outboxer from $SEED_REPOSITORY"
   mkdir -p "$M2"
   if [ -d "$SEED_REPOSITORY" ]; then
@@ -133,18 +151,26 @@ install_outboxer() {
 # Writes every <!-- file: PATH --> block of the page into the project; then checks the given
 # files are among them.
 write_project_files() { # [required file...]
-  local files file
-  files=$(grep -E '^<!-- file: [^ ]+ -->$' "$README" | sed -E 's/^<!-- file: ([^ ]+) -->$/\1/') || true
-  [ -n "$files" ] || fail "no <!-- file: PATH --> blocks in $README"
-  for file in $files; do
-    case "$file" in /*|*..*) fail "file path $file leaves the project directory" ;; esac
-    mkdir -p "$APP/$(dirname "$file")"
-    readme_block "file: $file" >"$APP/$file" || fail "the block after <!-- file: $file --> is not a fenced code block"
-  done
-  log "Wrote $(echo "$files" | wc -l) files from $README into $APP"
+  local file
+  write_files "$README" "$APP"
+  log "Wrote $WRITTEN files from $README into $APP"
   for file in "$@"; do
     [ -s "$APP/$file" ] || fail "$README has no $file"
   done
+}
+
+# Writes every <!-- file: PATH --> block of a page under a directory; sets WRITTEN to how many.
+# (Not for $(...): a failure in a subshell would lose its message.)
+write_files() { # <page> <directory>
+  local files file
+  files=$(grep -E '^<!-- file: [^ ]+ -->$' "$1" | sed -E 's/^<!-- file: ([^ ]+) -->$/\1/') || true
+  [ -n "$files" ] || fail "no <!-- file: PATH --> blocks in $1"
+  for file in $files; do
+    case "$file" in /*|*..*) fail "file path $file leaves the project directory" ;; esac
+    mkdir -p "$2/$(dirname "$file")"
+    readme_block "file: $file" "$1" >"$2/$file" || fail "the block after <!-- file: $file --> is not a fenced code block"
+  done
+  WRITTEN=$(echo "$files" | wc -l)
 }
 
 # The page's <!-- run: schema --> commands, pointed at $DATABASE instead of the page's "orders":

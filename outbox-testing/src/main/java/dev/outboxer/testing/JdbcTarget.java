@@ -1,5 +1,6 @@
 package dev.outboxer.testing;
 
+import dev.outboxer.se.XaDataSources;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -94,19 +95,12 @@ public record JdbcTarget(String url, String user, String password, String xaData
   }
 
   private static String xaDataSourceClassFor(String url) {
-    String lower = Objects.requireNonNull(url, "url").toLowerCase(Locale.ROOT);
-    if (lower.startsWith("jdbc:h2:")) {
-      return "org.h2.jdbcx.JdbcDataSource";
+    try {
+      return XaDataSources.xaDataSourceClassFor(url);
+    } catch (IllegalArgumentException unknown) {
+      throw new IllegalArgumentException("No known XA data source for " + url + ": Outboxer's test kit knows H2,"
+          + " PostgreSQL and MariaDB/MySQL (through the MariaDB driver). For another driver, name its XADataSource"
+          + " class: new JdbcTarget(url, user, password, \"<the driver's XADataSource class>\").", unknown);
     }
-    if (lower.startsWith("jdbc:postgresql:")) {
-      // pgjdbc's PGXADataSource, with a terminated session's commit retryable at recovery (outbox-postgresql-xa).
-      return "dev.outboxer.postgresql.RecoverablePGXADataSource";
-    }
-    if (lower.startsWith("jdbc:mariadb:") || lower.startsWith("jdbc:mysql:")) {
-      return "org.mariadb.jdbc.MariaDbDataSource";
-    }
-    throw new IllegalArgumentException("No known XA data source for " + url + ": Outboxer's test kit knows H2,"
-        + " PostgreSQL and MariaDB/MySQL (through the MariaDB driver). For another driver, name its XADataSource"
-        + " class: new JdbcTarget(url, user, password, \"<the driver's XADataSource class>\").");
   }
 }

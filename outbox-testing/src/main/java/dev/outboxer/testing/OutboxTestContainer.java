@@ -1,33 +1,24 @@
 package dev.outboxer.testing;
 
-import com.arjuna.ats.jta.common.jtaPropertyManager;
-import dev.outboxer.OutboxPersistence;
+import dev.outboxer.se.JavaSeBeans;
+import dev.outboxer.se.JtaPersistence;
+import dev.outboxer.se.NarayanaStore;
+import dev.outboxer.se.XaDataSources;
 import io.agroal.api.AgroalDataSource;
-import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
-import io.agroal.api.security.NamePrincipal;
-import io.agroal.api.security.SimplePassword;
-import io.agroal.narayana.NarayanaTransactionIntegration;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import jakarta.enterprise.event.Observes;
-import jakarta.enterprise.inject.Any;
-import jakarta.enterprise.inject.Default;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
-import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.Extension;
-import jakarta.enterprise.inject.spi.ProcessBean;
-import jakarta.enterprise.util.AnnotationLiteral;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.transaction.TransactionManager;
-import jakarta.transaction.TransactionScoped;
-import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.UserTransaction;
 import java.lang.annotation.Annotation;
+import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -39,14 +30,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.spi.ConfigSource;
 import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
-import org.hibernate.jpa.HibernatePersistenceProvider;
 import org.jboss.weld.environment.se.Weld;
 import org.jboss.weld.environment.se.WeldContainer;
 
 /**
  * A Java SE container of real parts, the way an application runs Outboxer: Weld (CDI), Narayana
  * (JTA), an Agroal pool whose connections enlist in Narayana transactions, Hibernate ORM on that
- * pool with Outboxer's mapping file, SmallRye Config with the test's keys, SmallRye Metrics.
+ * pool, SmallRye Config with the test's keys, SmallRye Metrics. The pieces are outbox-java-se's
+ * ({@link XaDataSources}, {@link JtaPersistence}, {@link JavaSeBeans}, {@link NarayanaStore}), which
+ * applications run on with {@code JavaSeContainer}; this container adds the test's configuration,
+ * beans and clock.
  *
  * <pre>{@code
  * try (OutboxTestContainer container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL)
@@ -64,16 +57,8 @@ public final class OutboxTestContainer implements AutoCloseable {
   static {
     // Narayana keeps its transaction log in the working directory unless told otherwise.
     // A module's own settings (its surefire configuration) win.
-    String store = System.getProperty("java.io.tmpdir") + "/outboxer-narayana";
-    setIfAbsent("ObjectStoreEnvironmentBean.objectStoreDir", store);
-    setIfAbsent("com.arjuna.ats.arjuna.objectstore.objectStoreDir", store);
-    setIfAbsent("CoreEnvironmentBean.nodeIdentifier", "outboxer-test");
-  }
-
-  private static void setIfAbsent(String key, String value) {
-    if (System.getProperty(key) == null) {
-      System.setProperty(key, value);
-    }
+    NarayanaStore.directory(Path.of(System.getProperty("java.io.tmpdir"), "outboxer-narayana"));
+    NarayanaStore.nodeIdentifier("outboxer-test");
   }
 
   private final TestDatabase database;
@@ -94,15 +79,14 @@ public final class OutboxTestContainer implements AutoCloseable {
     this.target = builder.jdbcUrl != null ? databaseTarget.withUrl(builder.jdbcUrl) : databaseTarget;
     List<AutoCloseable> opened = new ArrayList<>();
     try {
-      dataSource = dataSource(target, builder.poolSize);
+      dataSource = XaDataSources.pool(target.url(), target.user(), target.password(), target.xaDataSourceClass(),
+          builder.poolSize);
       opened.add(dataSource);
       if (builder.viaDataSource && builder.entities.isEmpty()) {
         // Outboxer writes through the data source and the test has no entities: no JPA to start.
         entityManagerFactory = null;
       } else {
         Properties properties = new Properties();
-        properties.setProperty("hibernate.transaction.jta.platform",
-            "org.hibernate.engine.transaction.jta.platform.internal.JBossStandAloneJtaPlatform");
         // The DDL scripts are the schema; validation proves the mapping agrees with them.
         properties.setProperty("hibernate.hbm2ddl.auto", "validate");
         if (target.url().startsWith("jdbc:sqlite:")) {
@@ -110,8 +94,8 @@ public final class OutboxTestContainer implements AutoCloseable {
           properties.setProperty("hibernate.dialect", "org.hibernate.community.dialect.SQLiteDialect");
         }
         properties.putAll(builder.jpaProperties);
-        entityManagerFactory = new HibernatePersistenceProvider().createContainerEntityManagerFactory(
-            new TestPersistenceUnit(dataSource, builder.entities, properties), Map.of());
+        entityManagerFactory = JtaPersistence.entityManagerFactory("outboxer-test", dataSource, builder.entities,
+            properties);
         opened.add(entityManagerFactory::close);
       }
 
@@ -135,8 +119,9 @@ public final class OutboxTestContainer implements AutoCloseable {
 
       Weld builderWeld = new Weld("outboxer-test-" + CONTAINERS.incrementAndGet())
           .skipShutdownHook()
-          .addExtension(new Infrastructure(entityManagerFactory, clock, builder.viaDataSource ? dataSource : null,
-              builder.applicationEntityManager));
+          .addExtension(new JavaSeBeans(entityManagerFactory, builder.viaDataSource ? dataSource : null,
+              builder.applicationEntityManager))
+          .addExtension(new ClockBean(clock));
       // A class that discovery finds anyway (an application's service in a bean archive) would be a second bean.
       builder.beans.stream().filter(type -> !BeanArchives.discovers(type)).forEach(builderWeld::addBeanClass);
       builder.extensions.forEach(builderWeld::addExtension);
@@ -204,7 +189,7 @@ public final class OutboxTestContainer implements AutoCloseable {
    * Absent (an unsatisfied lookup) in a container started {@link Builder#viaDataSource()} without entities.
    */
   public EntityManager entityManager() {
-    return select(EntityManager.class, OutboxPersistenceQualifier.INSTANCE);
+    return select(EntityManager.class, JavaSeBeans.OutboxPersistenceLiteral.INSTANCE);
   }
 
   public TransactionManager transactionManager() {
@@ -261,22 +246,6 @@ public final class OutboxTestContainer implements AutoCloseable {
         }
       }
     }
-  }
-
-  private static AgroalDataSource dataSource(JdbcTarget target, int poolSize) throws SQLException {
-    TransactionManager tm = com.arjuna.ats.jta.TransactionManager.transactionManager();
-    TransactionSynchronizationRegistry tsr = jtaPropertyManager.getJTAEnvironmentBean().getTransactionSynchronizationRegistry();
-    AgroalDataSourceConfigurationSupplier configuration = new AgroalDataSourceConfigurationSupplier()
-        .connectionPoolConfiguration(pool -> pool
-            .maxSize(poolSize)
-            .acquisitionTimeout(Duration.ofSeconds(30))
-            .transactionIntegration(new NarayanaTransactionIntegration(tm, tsr))
-            .connectionFactoryConfiguration(factory -> factory
-                .jdbcUrl(target.url())
-                .connectionProviderClassName(target.xaDataSourceClass())
-                .principal(new NamePrincipal(target.user()))
-                .credential(new SimplePassword(target.password()))));
-    return AgroalDataSource.from(configuration);
   }
 
   /** Configures and starts a container. */
@@ -373,10 +342,6 @@ public final class OutboxTestContainer implements AutoCloseable {
     }
 
     /**
-     * Gives Outboxer the pool as an {@code @OutboxPersistence DataSource} bean, as an application
-     * that produces its data source does; by default Outboxer goes through the EntityManager.
-     */
-    /**
      * Offers the transaction-scoped {@code EntityManager} of the {@linkplain #entities entities} unqualified too, for
      * the application's own services ({@code @Inject EntityManager}), unless the application produces one.
      */
@@ -385,6 +350,11 @@ public final class OutboxTestContainer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Gives Outboxer the pool as an {@code @OutboxPersistence DataSource} bean, as an application
+     * that produces its data source does (and as {@code JavaSeContainer} does); by default Outboxer
+     * goes through the EntityManager.
+     */
     public Builder viaDataSource() {
       viaDataSource = true;
       return this;
@@ -417,83 +387,18 @@ public final class OutboxTestContainer implements AutoCloseable {
     }
   }
 
-  /** The {@link OutboxPersistence} qualifier, for lookups. */
-  public static final class OutboxPersistenceQualifier extends AnnotationLiteral<OutboxPersistence> implements OutboxPersistence {
-    private static final long serialVersionUID = 1L;
-    public static final OutboxPersistenceQualifier INSTANCE = new OutboxPersistenceQualifier();
-  }
-
-  /**
-   * Registers what an application server would provide: the transaction-scoped EntityManager
-   * (qualified {@code @OutboxPersistence}, as the application's producer would be), the
-   * UserTransaction and the clock.
-   */
-  static final class Infrastructure implements Extension {
-    private final EntityManagerFactory entityManagerFactory;
+  /** The clock Outboxer reads time from, as a bean: the test steps it. */
+  static final class ClockBean implements Extension {
     private final Clock clock;
-    private final javax.sql.DataSource outboxDataSource;
-    private final boolean offerDefaultEntityManager;
 
-    Infrastructure(EntityManagerFactory entityManagerFactory, Clock clock, javax.sql.DataSource outboxDataSource,
-        boolean offerDefaultEntityManager) {
-      this.entityManagerFactory = entityManagerFactory;
+    ClockBean(Clock clock) {
       this.clock = clock;
-      this.outboxDataSource = outboxDataSource;
-      this.offerDefaultEntityManager = offerDefaultEntityManager;
     }
 
-    /** Beans of the application that provide what the kit would: the application's win. */
-    private boolean applicationUserTransaction;
-    private boolean applicationEntityManager;
-    private boolean applicationDataSource;
-    private boolean applicationDefaultEntityManager;
-
-    void seen(@Observes ProcessBean<?> event) {
-      Bean<?> bean = event.getBean();
-      boolean outboxPersistence = bean.getQualifiers().stream().anyMatch(OutboxPersistence.class::isInstance);
-      boolean byDefault = bean.getQualifiers().stream().anyMatch(Default.class::isInstance);
-      applicationUserTransaction |= byDefault && bean.getTypes().contains(UserTransaction.class);
-      applicationEntityManager |= outboxPersistence && bean.getTypes().contains(EntityManager.class);
-      applicationDataSource |= outboxPersistence && bean.getTypes().contains(javax.sql.DataSource.class);
-      applicationDefaultEntityManager |= byDefault && bean.getTypes().contains(EntityManager.class);
-    }
-
-    /**
-     * The kit's beans, except those the application provides itself (its own {@code UserTransaction} producer, an
-     * {@code @OutboxPersistence} {@code EntityManager} or {@code DataSource}): two beans of one type would make
-     * every injection of it ambiguous.
-     */
     void register(@Observes AfterBeanDiscovery discovery) {
-      if (entityManagerFactory != null && !applicationEntityManager) {
-        discovery.<EntityManager>addBean()
-            .types(EntityManager.class, Object.class)
-            .qualifiers(OutboxPersistenceQualifier.INSTANCE, Any.Literal.INSTANCE)
-            .scope(TransactionScoped.class)
-            .produceWith(instance -> entityManagerFactory.createEntityManager())
-            .disposeWith((entityManager, instance) -> entityManager.close());
-      }
-      if (entityManagerFactory != null && offerDefaultEntityManager && !applicationDefaultEntityManager) {
-        discovery.<EntityManager>addBean()
-            .types(EntityManager.class, Object.class)
-            .qualifiers(Default.Literal.INSTANCE, Any.Literal.INSTANCE)
-            .scope(TransactionScoped.class)
-            .produceWith(instance -> entityManagerFactory.createEntityManager())
-            .disposeWith((entityManager, instance) -> entityManager.close());
-      }
-      if (!applicationUserTransaction) {
-        discovery.<UserTransaction>addBean()
-            .types(UserTransaction.class, Object.class)
-            .produceWith(instance -> com.arjuna.ats.jta.UserTransaction.userTransaction());
-      }
       discovery.<Clock>addBean()
           .types(Clock.class, Object.class)
           .produceWith(instance -> clock);
-      if (outboxDataSource != null && !applicationDataSource) {
-        discovery.<javax.sql.DataSource>addBean()
-            .types(javax.sql.DataSource.class, Object.class)
-            .qualifiers(OutboxPersistenceQualifier.INSTANCE, Any.Literal.INSTANCE)
-            .produceWith(instance -> outboxDataSource);
-      }
     }
   }
 }

@@ -1,4 +1,4 @@
-package dev.outboxer.testing;
+package dev.outboxer.se;
 
 import jakarta.persistence.SharedCacheMode;
 import jakarta.persistence.ValidationMode;
@@ -11,22 +11,24 @@ import java.util.Properties;
 import javax.sql.DataSource;
 
 /**
- * The tests' persistence unit, as an application declares it: its own entities on a JTA data
- * source. Outboxer needs nothing in it: it reaches its tables through the unit's JTA connection.
+ * A persistence unit as an application declares it in persistence.xml: its own entities on a JTA
+ * data source. Outboxer needs nothing in it: it reaches its tables through the unit's JTA connection.
  */
-final class TestPersistenceUnit implements PersistenceUnitInfo {
+final class JtaPersistenceUnit implements PersistenceUnitInfo {
 
+  private final String name;
   private final DataSource dataSource;
   private final List<String> managedClasses;
   private final Properties properties;
 
-  TestPersistenceUnit(DataSource dataSource, List<String> managedClasses, Properties properties) {
+  JtaPersistenceUnit(String name, DataSource dataSource, List<String> managedClasses, Properties properties) {
+    this.name = name;
     this.dataSource = dataSource;
-    this.managedClasses = managedClasses;
+    this.managedClasses = List.copyOf(managedClasses);
     this.properties = properties;
   }
 
-  @Override public String getPersistenceUnitName() { return "outboxer-test"; }
+  @Override public String getPersistenceUnitName() { return name; }
   @Override public String getPersistenceProviderClassName() { return "org.hibernate.jpa.HibernatePersistenceProvider"; }
   @Override public PersistenceUnitTransactionType getTransactionType() { return PersistenceUnitTransactionType.JTA; }
   @Override public DataSource getJtaDataSource() { return dataSource; }

@@ -6,8 +6,9 @@ import java.util.regex.Pattern;
 /**
  * What the inbox needs to know about a received message: the outbox it was published to, its group
  * key and its id, as every Outboxer relay sends them ({@link dev.outboxer.spi.StandardHeaders}).
- * Build it from a received message with {@link JmsInboxMessage#from} or {@link
- * KafkaInboxMessage#from}, or directly for another transport.
+ * Build it from a received message with {@link JmsInboxMessage#from}, {@link
+ * KafkaInboxMessage#from} or {@link RabbitInboxMessage#from(com.rabbitmq.client.Delivery)}, or
+ * directly for another transport.
  *
  * <p>The values it refuses are those the outbox refuses at publish, so that every message an
  * Outboxer relay sends is accepted and anything else fails before it reaches the database: an outbox

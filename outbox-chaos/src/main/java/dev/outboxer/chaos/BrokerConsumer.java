@@ -31,7 +31,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * Reads what reaches the broker (the JMS queue, or the Kafka topic with {@code read_committed})
+ * Reads what reaches the broker (the JMS queue, the Kafka topic with {@code read_committed}, or the
+ * RabbitMQ queue)
  * and records every arrival in the destination database as an ACCEPTED delivery, stamped by the
  * same clock as the faults. The batch of an arrival is its fencing token (the consumer cannot see
  * batches); messages without the token header count as token 0 and partition -1 (the checker then
@@ -67,10 +68,10 @@ final class BrokerConsumer implements AutoCloseable {
         if (inbox != null) {
           connection.setAutoCommit(false);
         }
-        if (settings.relay().equals("jms")) {
-          consumeJms(settings, connection, destination);
-        } else {
-          consumeKafka(settings, connection, destination);
+        switch (settings.relay()) {
+          case "jms" -> consumeJms(settings, connection, destination);
+          case "rabbitmq" -> consumeRabbit(connection, destination);
+          default -> consumeKafka(settings, connection, destination);
         }
       } catch (Exception e) {
         failure = e;
@@ -102,6 +103,63 @@ final class BrokerConsumer implements AutoCloseable {
         message.acknowledge();
       }
     }
+  }
+
+  /** A RabbitMQ connection to the machine's broker, as the workers' relay makes one. */
+  private static com.rabbitmq.client.Connection rabbitConnection(String name) throws Exception {
+    com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
+    factory.setHost("127.0.0.1");
+    factory.setConnectionTimeout(5_000);
+    return factory.newConnection(name);
+  }
+
+  /**
+   * A fresh fanout exchange and one durable queue bound to it, both {@value NodeConfig#QUEUE_NAME}:
+   * what an earlier run left there is deleted first. One queue read by one consumer keeps the send
+   * order, which the checker then compares with each group's order.
+   */
+  static void declareRabbitQueue() throws Exception {
+    try (com.rabbitmq.client.Connection connection = rabbitConnection("outboxer-chaos-setup");
+        com.rabbitmq.client.Channel channel = connection.createChannel()) {
+      channel.queueDelete(NodeConfig.QUEUE_NAME);
+      channel.exchangeDelete(NodeConfig.QUEUE_NAME);
+      channel.exchangeDeclare(NodeConfig.QUEUE_NAME, "fanout", true);
+      channel.queueDeclare(NodeConfig.QUEUE_NAME, true, false, false, null);
+      channel.queueBind(NodeConfig.QUEUE_NAME, NodeConfig.QUEUE_NAME, "");
+    }
+  }
+
+  /**
+   * Reads the run's queue one delivery at a time with manual acknowledgements: the arrival (and
+   * with the inbox its accept) commits first, then the delivery is acknowledged; a crash in between
+   * redelivers a message the inbox then drops.
+   */
+  private void consumeRabbit(Connection connection, Destination destination) throws Exception {
+    try (com.rabbitmq.client.Connection rabbit = rabbitConnection("outboxer-chaos-consumer");
+        com.rabbitmq.client.Channel channel = rabbit.createChannel()) {
+      while (!stopping) {
+        com.rabbitmq.client.GetResponse delivery = channel.basicGet(NodeConfig.QUEUE_NAME, false);
+        if (delivery == null) {
+          Thread.sleep(20);
+          continue;
+        }
+        Map<String, Object> headers = delivery.getProps().getHeaders() == null ? Map.of()
+            : delivery.getProps().getHeaders();
+        long token = Long.parseLong(text(headers, "outbox-fencing-token", "0"));
+        int partition = Integer.parseInt(text(headers, "outbox-partition", "-1"));
+        java.util.Date sent = delivery.getProps().getTimestamp();
+        record(connection, destination, Long.parseLong(text(headers, "outbox-id", "0")),
+            text(headers, "outbox-group-key", null), partition, token, "token-" + token,
+            sent == null ? 0 : sent.getTime(),
+            inbox == null ? null : dev.outboxer.inbox.RabbitInboxMessage.from(delivery.getProps()));
+        channel.basicAck(delivery.getEnvelope().getDeliveryTag(), false);
+      }
+    }
+  }
+
+  private static String text(Map<String, Object> headers, String name, String absent) {
+    Object value = headers.get(name);
+    return value == null ? absent : value.toString(); // a LongString's toString is its UTF-8 text
   }
 
   private static long longProperty(Message message, String name, long absent) throws JMSException {

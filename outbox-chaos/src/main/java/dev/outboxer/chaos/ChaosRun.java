@@ -113,7 +113,7 @@ final class ChaosRun {
     long publishStart = 0;
     long drainEnd = 0;
     try {
-      if (settings.brokerRelay()) {
+      if (settings.brokerProcess()) {
         broker = new ChildProcess("broker", dir, jvmOptions("broker"), BrokerMain.class,
             withArgs(settings.toArgs(), "kind=" + settings.relay(), "dir=" + dir));
         broker.start();
@@ -121,6 +121,11 @@ final class ChaosRun {
         await("the " + settings.relay() + " broker", Duration.ofSeconds(120), () -> Files.exists(address), broker);
         settings = settings.with("broker", Files.readString(address).trim());
         say("broker ready at " + settings.broker());
+      } else if (settings.relay().equals("rabbitmq")) {
+        BrokerConsumer.declareRabbitQueue();
+        say("RabbitMQ: exchange and queue " + NodeConfig.QUEUE_NAME + " declared afresh on 127.0.0.1:5672");
+      }
+      if (settings.brokerRelay()) {
         consumer = new BrokerConsumer(settings, databases, destination);
       }
       for (int n = 1; n <= settings.workers(); n++) {

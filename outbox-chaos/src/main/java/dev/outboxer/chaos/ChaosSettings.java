@@ -141,14 +141,23 @@ final class ChaosSettings {
 
   String relay() {
     String relay = values.get("relay");
-    if (!List.of("table", "local", "jms", "kafka").contains(relay)) {
-      throw new IllegalArgumentException("relay=" + relay + " is not a chaos relay: use table, local, jms or kafka");
+    if (!List.of("table", "local", "jms", "kafka", "rabbitmq").contains(relay)) {
+      throw new IllegalArgumentException("relay=" + relay + " is not a chaos relay: use table, local, jms, kafka or"
+          + " rabbitmq");
     }
     return relay;
   }
 
-  /** Whether the relay sends to a broker process (jms, kafka), read by a consumer in the orchestrator. */
+  /** Whether the relay sends to a broker (jms, kafka, rabbitmq), read by a consumer in the orchestrator. */
   boolean brokerRelay() {
+    return relay().equals("jms") || relay().equals("kafka") || relay().equals("rabbitmq");
+  }
+
+  /**
+   * Whether the run starts its broker in a process of its own (jms: Artemis, kafka: KRaft); the
+   * rabbitmq relay sends to the machine's RabbitMQ (127.0.0.1:5672, guest).
+   */
+  boolean brokerProcess() {
     return relay().equals("jms") || relay().equals("kafka");
   }
 
@@ -162,14 +171,14 @@ final class ChaosSettings {
     return value.equals("outside");
   }
 
-  /** Whether the broker consumer drops copies with the inbox ({@code inbox=on}, jms and kafka only). */
+  /** Whether the broker consumer drops copies with the inbox ({@code inbox=on}, jms, kafka and rabbitmq only). */
   boolean inbox() {
     String value = values.get("inbox");
     if (!value.equals("on") && !value.equals("off")) {
       throw new IllegalArgumentException("inbox=" + value + " must be on or off");
     }
     if (value.equals("on") && !brokerRelay()) {
-      throw new IllegalArgumentException("inbox=on needs a broker consumer: use it with relay=jms or relay=kafka, not"
+      throw new IllegalArgumentException("inbox=on needs a broker consumer: use it with relay=jms, kafka or rabbitmq, not"
           + " relay=" + relay() + " (the local relay is exactly once without an inbox)");
     }
     return value.equals("on");

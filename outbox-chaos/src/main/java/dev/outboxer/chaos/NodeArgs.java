@@ -39,7 +39,7 @@ final class NodeArgs {
     return switch (settings.relay()) {
       case "table" -> new Class<?>[] {TableRelay.class};
       case "jms" -> new Class<?>[] {JmsBeans.class, BrokerBatchWatch.class};
-      case "kafka" -> new Class<?>[] {BrokerBatchWatch.class};
+      case "kafka", "rabbitmq" -> new Class<?>[] {BrokerBatchWatch.class};
       case "local" -> new Class<?>[] {LocalHandler.class};
       default -> new Class<?>[0];
     };

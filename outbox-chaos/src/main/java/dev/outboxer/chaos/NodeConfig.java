@@ -12,6 +12,7 @@ final class NodeConfig {
   static final String OUTBOX = "chaos";
   static final String JMS_FACTORY = "jms/chaosXa";
   static final String JMS_QUEUE = "jms/chaos";
+  /** The JMS queue, and the RabbitMQ exchange and queue of the same name. */
   static final String QUEUE_NAME = "outbox.chaos";
   static final String TOPIC = "outbox.chaos";
 
@@ -57,6 +58,11 @@ final class NodeConfig {
       case "kafka" -> {
         config.put(prefix + "kafka.topic", TOPIC);
         config.put(prefix + "kafka.bootstrap.servers", settings.broker());
+      }
+      case "rabbitmq" -> {
+        // The machine's RabbitMQ (guest/guest); the orchestrator declared the exchange and its queue.
+        config.put(prefix + "rabbitmq.host", "127.0.0.1");
+        config.put(prefix + "rabbitmq.exchange", QUEUE_NAME);
       }
       default -> {
         // the table relay reads the run's settings itself

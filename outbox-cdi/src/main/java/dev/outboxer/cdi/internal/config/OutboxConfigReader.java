@@ -236,6 +236,7 @@ public final class OutboxConfigReader {
           + Setting.formatDuration(relayTimeout.multipliedBy(4).dividedBy(3).plusSeconds(1)) + " or more"));
     }
     long maxPayloadSize = reader.optional(CoreSettings.MAX_PAYLOAD_SIZE).orElse(Long.MAX_VALUE);
+    int adminChunkSize = reader.get(CoreSettings.ADMIN_CHUNK_SIZE);
 
     String relayPrefix = ConfigKeys.key(name, relay + ".");
     Map<String, String> relayProperties = new HashMap<>();
@@ -256,7 +257,7 @@ public final class OutboxConfigReader {
     }
     return Optional.of(new OutboxSettings(name, relay, ordering, partitions, maxAttempts, backoffMin, backoffMax,
         serializeWrites, batchSize, pollInterval, maxPollInterval, relayTimeout, transactionTimeout,
-        maxPayloadSize, relayProperties));
+        maxPayloadSize, adminChunkSize, relayProperties));
   }
 
   /**

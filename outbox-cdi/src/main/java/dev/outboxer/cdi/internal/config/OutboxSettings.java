@@ -14,6 +14,7 @@ import java.util.Map;
  * @param transactionTimeout the timeout of a worker's batch transaction, which is also how long a
  *     claim of a partition lasts at most
  * @param maxPayloadSize the configured payload limit in bytes, {@link Long#MAX_VALUE} if not set
+ * @param adminChunkSize messages an admin operation outside a transaction changes per transaction
  * @param relayProperties keys under {@code outbox.<name>.<relay>.}, prefix removed
  */
 public record OutboxSettings(
@@ -31,6 +32,7 @@ public record OutboxSettings(
     Duration relayTimeout,
     Duration transactionTimeout,
     long maxPayloadSize,
+    int adminChunkSize,
     Map<String, String> relayProperties) {
 
   public static final long UNLIMITED_ATTEMPTS = Long.MAX_VALUE;

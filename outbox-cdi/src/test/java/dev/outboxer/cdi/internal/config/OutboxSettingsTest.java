@@ -12,7 +12,7 @@ class OutboxSettingsTest {
   private static OutboxSettings backoff(Duration min, Duration max) {
     return new OutboxSettings("orders", "jms", Ordering.GROUP, 1, OutboxSettings.UNLIMITED_ATTEMPTS, min, max, false, 100,
         Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofSeconds(60), Long.MAX_VALUE,
-        Map.of());
+        10_000, Map.of());
   }
 
   @Test

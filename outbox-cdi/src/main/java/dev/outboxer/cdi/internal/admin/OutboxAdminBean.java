@@ -153,6 +153,7 @@ public class OutboxAdminBean implements OutboxAdmin {
       });
     }
     return chunked(outbox, "discarded", " dead message(s)" + which, (connection, afterId) -> {
+      deadMessages.beginChange(connection, outbox, "discarded");
       List<DeadMessageStatements.DeadRow> dead = deadMessages.read(connection, outbox, null, groupKey, afterId,
           settings.adminChunkSize());
       if (dead.isEmpty()) {
@@ -203,6 +204,7 @@ public class OutboxAdminBean implements OutboxAdmin {
       if (candidates != null && candidates.isEmpty()) {
         return Chunk.NONE;
       }
+      deadMessages.beginChange(connection, outbox, "revived");
       List<DeadMessageStatements.DeadRow> read = deadMessages.read(connection, outbox, candidates, groupKey, afterId,
           chunkSize);
       List<DeadMessageStatements.DeadRow> dead = lockGroups ? withinGroupLocks(read) : read;

@@ -282,7 +282,7 @@ public class AdminStatements {
    * SQLite: the database's write lock, for the rest of the transaction. A batch holds it while it
    * runs; waiting longer than the connection's busy_timeout fails like a lock timeout elsewhere.
    */
-  private static void takeWriteLock(Connection connection, String outbox, String operation) throws SQLException {
+  static void takeWriteLock(Connection connection, String outbox, String operation) throws SQLException {
     try {
       SingleWriter.takeWriteLock(connection);
     } catch (SQLException e) {
@@ -328,7 +328,8 @@ public class AdminStatements {
    * in the order of the old ids, so it comes after everything its group published meanwhile (which
    * may already have been relayed) and a consumer that keeps the last id per group, or a broker that
    * drops repeated ids (SQS FIFO), takes it for what it is, a message it has not seen. The old id
-   * is gone. Its retry time is now and its attempts start again at zero.
+   * is gone. It is a fresh message (no retry time; workers read it with the other fresh
+   * messages, in id order) and its attempts start again at zero.
    *
    * <p>With {@code serializeWrites}, the write lock of each group concerned is taken first (in
    * group-key order, so that two revives never deadlock over them), before any id is drawn, as a

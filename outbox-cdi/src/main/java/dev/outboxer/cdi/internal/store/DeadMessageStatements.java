@@ -35,6 +35,18 @@ public class DeadMessageStatements {
   @Inject Database database;
 
   /**
+   * What a chunk's change does first: on SQLite, take the database's write lock (a read and then a
+   * write could fail to upgrade, SQLITE_BUSY, if a publisher wrote meanwhile); nothing elsewhere.
+   *
+   * @param operation what the change does, for the error: "revived", "discarded"
+   */
+  public void beginChange(Connection connection, String outbox, String operation) throws SQLException {
+    if (database.dialect().singleWriter()) {
+      AdminStatements.takeWriteLock(connection, outbox, operation);
+    }
+  }
+
+  /**
    * Up to {@code limit} dead messages of the outbox with ids above {@code afterId}, in id order: of
    * the ids given if any (then at most as many as given), of the group given if any. A plain read.
    */
@@ -98,7 +110,7 @@ public class DeadMessageStatements {
     for (int i = 0; i < dead.size(); i++) {
       oldToNew.put(dead.get(i).id(), newIds.get(i));
     }
-    return sql.reviveDead(connection, outbox, oldToNew, now);
+    return sql.reviveDead(connection, outbox, oldToNew);
   }
 
   /**

@@ -81,25 +81,27 @@ interface DialectSql {
   }
 
   /**
-   * Makes the dead messages pending again under their new ids (attempts 0, retry time now, no last
-   * error), each only if it is still a dead message of the outbox. By default one batch of updates
+   * Makes the dead messages pending again under their new ids, as fresh messages (attempts 0, no
+   * retry time, no last error), each only if it is still a dead message of the outbox. Without a
+   * retry time a worker reads them with the other fresh messages, in id order, a batch at a time;
+   * with one, every batch would read all of them (the messages that wait for a retry are read in
+   * full, being few as a rule). By default one batch of updates
    * by primary key; where the driver does not tell a batch entry's count ({@link
    * Statement#SUCCESS_NO_INFO}: MariaDB's bulk protocol), the new ids are read back.
    *
    * @param oldToNew old id to new id, in the order of the old ids
    * @return the revived ones of them, old id to new id, in the same order
    */
-  default Map<Long, Long> reviveDead(Connection connection, String outbox, Map<Long, Long> oldToNew,
-      LocalDateTime now) throws SQLException {
+  default Map<Long, Long> reviveDead(Connection connection, String outbox, Map<Long, Long> oldToNew)
+      throws SQLException {
     int[] counts;
     try (PreparedStatement update = connection.prepareStatement("UPDATE outbox_message SET id = ?,"
-        + " status = 'PENDING', attempts = 0, next_attempt_at = ?, last_error = NULL WHERE id = ? AND outbox = ?"
+        + " status = 'PENDING', attempts = 0, next_attempt_at = NULL, last_error = NULL WHERE id = ? AND outbox = ?"
         + " AND status = 'DEAD'")) {
       for (Map.Entry<Long, Long> ids : oldToNew.entrySet()) {
         update.setLong(1, ids.getValue());
-        Sql.setUtc(update, 2, now);
-        update.setLong(3, ids.getKey());
-        update.setString(4, outbox);
+        update.setLong(2, ids.getKey());
+        update.setString(3, outbox);
         update.addBatch();
       }
       counts = update.executeBatch();

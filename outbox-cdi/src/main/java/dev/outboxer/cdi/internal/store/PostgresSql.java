@@ -72,16 +72,15 @@ final class PostgresSql implements DialectSql {
   /** One statement for all of them: the old and new ids as two arrays, the revived ones returned. */
   @Override
   public java.util.Map<Long, Long> reviveDead(Connection connection, String outbox,
-      java.util.Map<Long, Long> oldToNew, LocalDateTime now) throws SQLException {
+      java.util.Map<Long, Long> oldToNew) throws SQLException {
     java.util.Map<Long, Long> revived = new java.util.HashMap<>();
     try (PreparedStatement update = connection.prepareStatement("UPDATE outbox_message AS m SET id = v.new_id,"
-        + " status = 'PENDING', attempts = 0, next_attempt_at = ?, last_error = NULL"
+        + " status = 'PENDING', attempts = 0, next_attempt_at = NULL, last_error = NULL"
         + " FROM unnest(?::bigint[], ?::bigint[]) AS v(old_id, new_id)"
         + " WHERE m.id = v.old_id AND m.outbox = ? AND m.status = 'DEAD' RETURNING v.old_id, v.new_id")) {
-      Sql.setUtc(update, 1, now);
-      update.setArray(2, connection.createArrayOf("bigint", oldToNew.keySet().toArray(Long[]::new)));
-      update.setArray(3, connection.createArrayOf("bigint", oldToNew.values().toArray(Long[]::new)));
-      update.setString(4, outbox);
+      update.setArray(1, connection.createArrayOf("bigint", oldToNew.keySet().toArray(Long[]::new)));
+      update.setArray(2, connection.createArrayOf("bigint", oldToNew.values().toArray(Long[]::new)));
+      update.setString(3, outbox);
       try (ResultSet rows = update.executeQuery()) {
         while (rows.next()) {
           revived.put(rows.getLong(1), rows.getLong(2));

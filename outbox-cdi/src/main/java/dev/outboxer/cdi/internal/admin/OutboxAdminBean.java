@@ -35,7 +35,10 @@ import java.util.logging.Logger;
  * The {@link OutboxAdmin} bean. Changes are logged at INFO with what was changed.
  *
  * <p>Each call's database work runs through {@link AdminTransaction}: in the caller's transaction if
- * one is active, in a new one otherwise. A change in a transaction of its own that the database
+ * one is active, in a new one otherwise. The bulk changes ({@code discardAll}, {@code
+ * discardDeadGroup}, {@code retryDead}, {@code retryDeadGroup}) outside a transaction run a chunk of
+ * at most {@code admin-chunk-size} messages a transaction ({@link #chunked}); in the caller's
+ * transaction they are one change, the caller's. A change in a transaction of its own that the database
  * rolls back to break a deadlock (PostgreSQL 40P01, MariaDB 1213) is run again, in a new
  * transaction, up to {@value #DEADLOCK_ATTEMPTS} times in all; nothing of a rolled-back attempt is
  * kept. In the caller's transaction it cannot be: the database rolled back the caller's work too,

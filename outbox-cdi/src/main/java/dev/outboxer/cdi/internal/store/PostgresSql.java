@@ -2,6 +2,7 @@ package dev.outboxer.cdi.internal.store;
 
 import dev.outboxer.cdi.internal.store.PublishStatements.NewMessage;
 import dev.outboxer.PreparedTransaction;
+import dev.outboxer.cdi.internal.jdbc.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -48,6 +49,47 @@ final class PostgresSql implements DialectSql {
       statement.setLong(1, GroupHash.lockKey(outbox, groupKey));
       statement.executeQuery().close();
     }
+  }
+
+  /**
+   * One statement: the advisory locks in the order given (group-key order, as a publish and every
+   * other revive take them), by the array's ordinality.
+   */
+  @Override
+  public void lockGroups(Connection connection, String outbox, java.util.SortedSet<String> groupKeys,
+      LocalDateTime now) throws SQLException {
+    if (groupKeys.isEmpty()) {
+      return;
+    }
+    Long[] keys = groupKeys.stream().map(groupKey -> GroupHash.lockKey(outbox, groupKey)).toArray(Long[]::new);
+    try (PreparedStatement statement = connection.prepareStatement("SELECT COUNT(pg_advisory_xact_lock(k.key))"
+        + " FROM (SELECT key FROM unnest(?::bigint[]) WITH ORDINALITY AS k(key, n) ORDER BY n) AS k")) {
+      statement.setArray(1, connection.createArrayOf("bigint", keys));
+      statement.executeQuery().close();
+    }
+  }
+
+  /** One statement for all of them: the old and new ids as two arrays, the revived ones returned. */
+  @Override
+  public java.util.Map<Long, Long> reviveDead(Connection connection, String outbox,
+      java.util.Map<Long, Long> oldToNew) throws SQLException {
+    java.util.Map<Long, Long> revived = new java.util.HashMap<>();
+    try (PreparedStatement update = connection.prepareStatement("UPDATE outbox_message AS m SET id = v.new_id,"
+        + " status = 'PENDING', attempts = 0, next_attempt_at = NULL, last_error = NULL"
+        + " FROM unnest(?::bigint[], ?::bigint[]) AS v(old_id, new_id)"
+        + " WHERE m.id = v.old_id AND m.outbox = ? AND m.status = 'DEAD' RETURNING v.old_id, v.new_id")) {
+      update.setArray(1, connection.createArrayOf("bigint", oldToNew.keySet().toArray(Long[]::new)));
+      update.setArray(2, connection.createArrayOf("bigint", oldToNew.values().toArray(Long[]::new)));
+      update.setString(3, outbox);
+      try (ResultSet rows = update.executeQuery()) {
+        while (rows.next()) {
+          revived.put(rows.getLong(1), rows.getLong(2));
+        }
+      }
+    }
+    java.util.Map<Long, Long> inOrder = new java.util.LinkedHashMap<>();
+    oldToNew.keySet().stream().filter(revived::containsKey).forEach(oldId -> inOrder.put(oldId, revived.get(oldId)));
+    return inOrder;
   }
 
   @Override

@@ -45,7 +45,7 @@ import java.util.List;
  * <p>Called in the caller's transaction, the call is the caller's: it changes everything in that one
  * transaction, all or nothing, with the same set-based statements, and the caller's transaction
  * timeout has to allow for it (outside a transaction, chunk by chunk, a million dead messages took
- * 7 s to revive on PostgreSQL and 82 s on MariaDB on a 2-core machine: see the manual's
+ * 7–10 s to revive on PostgreSQL and 82 s on MariaDB on a 2-core machine: see the manual's
  * benchmarks). Chunking it would commit part of
  * the caller's work behind its back, or leave it holding every chunk's locks anyway.
  *

@@ -25,7 +25,8 @@ import java.util.stream.LongStream;
  * <pre>
  * java ... dev.outboxer.benchmark.AdminAtScale    # -Dbench.db=mariadb, -Dbench.admin.dead=1000000,
  *     -Dbench.admin.operations=retryDead,discardAll,retryDeadGroup, -Dbench.admin.groups=1000,
- *     -Dbench.admin.serialize-writes=false, -Dbench.admin.worker=none (no drain: times the call alone)
+ *     -Dbench.admin.serialize-writes=false, -Dbench.admin.worker=none (no drain: times the call alone),
+ *     -Dbench.admin.analyze=true (PostgreSQL: fresh planner statistics after the fill)
  * </pre>
  */
 public final class AdminAtScale {
@@ -170,7 +171,7 @@ public final class AdminAtScale {
         : "SELECT SETVAL(outbox_message_seq, " + (base + count) + ")")) {
       statement.executeQuery().close();
     }
-    if (postgres) {
+    if (postgres && Boolean.parseBoolean(System.getProperty("bench.admin.analyze", "true"))) {
       try (PreparedStatement statement = connection.prepareStatement("ANALYZE outbox_message")) {
         statement.execute();
       }

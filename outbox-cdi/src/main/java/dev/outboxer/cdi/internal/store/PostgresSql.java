@@ -69,26 +69,36 @@ final class PostgresSql implements DialectSql {
     }
   }
 
-  /** One statement for all of them: the old and new ids as two arrays, the revived ones returned. */
+  /** One statement for all of them: the old and new ids as two arrays, the revived ones' new ids returned. */
   @Override
   public java.util.Map<Long, Long> reviveDead(Connection connection, String outbox,
       java.util.Map<Long, Long> oldToNew) throws SQLException {
-    java.util.Map<Long, Long> revived = new java.util.HashMap<>();
+    java.util.Set<Long> revivedNewIds = new java.util.HashSet<>();
+    // The rows by primary key (= ANY: an index scan whatever the statistics say; a plain join with the unnested arrays
+    // was planned as a scan of the whole table per chunk without fresh statistics), joined with the arrays for the
+    // new ids (a hash of one chunk's ids: no search per row).
     try (PreparedStatement update = connection.prepareStatement("UPDATE outbox_message AS m SET id = v.new_id,"
         + " status = 'PENDING', attempts = 0, next_attempt_at = NULL, last_error = NULL"
         + " FROM unnest(?::bigint[], ?::bigint[]) AS v(old_id, new_id)"
-        + " WHERE m.id = v.old_id AND m.outbox = ? AND m.status = 'DEAD' RETURNING v.old_id, v.new_id")) {
-      update.setArray(1, connection.createArrayOf("bigint", oldToNew.keySet().toArray(Long[]::new)));
+        + " WHERE m.id = ANY(?::bigint[]) AND m.id = v.old_id AND m.outbox = ? AND m.status = 'DEAD'"
+        + " RETURNING m.id")) {
+      java.sql.Array oldIds = connection.createArrayOf("bigint", oldToNew.keySet().toArray(Long[]::new));
+      update.setArray(1, oldIds);
       update.setArray(2, connection.createArrayOf("bigint", oldToNew.values().toArray(Long[]::new)));
-      update.setString(3, outbox);
+      update.setArray(3, oldIds);
+      update.setString(4, outbox);
       try (ResultSet rows = update.executeQuery()) {
         while (rows.next()) {
-          revived.put(rows.getLong(1), rows.getLong(2));
+          revivedNewIds.add(rows.getLong(1));
         }
       }
     }
     java.util.Map<Long, Long> inOrder = new java.util.LinkedHashMap<>();
-    oldToNew.keySet().stream().filter(revived::containsKey).forEach(oldId -> inOrder.put(oldId, revived.get(oldId)));
+    oldToNew.forEach((oldId, newId) -> {
+      if (revivedNewIds.contains(newId)) {
+        inOrder.put(oldId, newId);
+      }
+    });
     return inOrder;
   }
 

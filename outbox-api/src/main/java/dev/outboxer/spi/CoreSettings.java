@@ -77,6 +77,11 @@ public final class CoreSettings implements SettingsCatalog {
       Setting.duration("transaction-timeout", Duration.ofHours(2)).withDefault(Duration.ofSeconds(60))
           .meaning("the timeout of a batch's transaction, and so the longest a worker that stopped can hold its"
               + " partition; its claim's lease is this minus max(500ms, 10%)");
+  /** {@code outbox.<name>.admin-chunk-size}. */
+  public static final Setting<Integer> ADMIN_CHUNK_SIZE = Setting.integer("admin-chunk-size", 1, 10_000)
+      .withDefault(10_000)
+      .meaning("messages an admin operation (`retryDead`, `retryDeadGroup`, `discardAll`, `discardDeadGroup`) changes"
+          + " per transaction when called outside one: each chunk is committed on its own");
   /** {@code outbox.<name>.max-payload-size}. */
   public static final Setting<Long> MAX_PAYLOAD_SIZE = Setting.size("max-payload-size", 1, Integer.MAX_VALUE)
       .withDefault(null, "the database's and the relay's limit")
@@ -136,7 +141,7 @@ public final class CoreSettings implements SettingsCatalog {
   public static final SettingsDeclaration OUTBOX = SettingsDeclaration.of("outbox", "outbox-cdi",
       "outbox." + ConfigKeyNames.NAME + ".", RELAY, ORDERING, PARTITIONS, MAX_ATTEMPTS, DEAD_ON, BACKOFF_MIN, BACKOFF_MAX,
       SERIALIZE_WRITES, BATCH_SIZE, POLL_INTERVAL, MAX_POLL_INTERVAL, RELAY_TIMEOUT, TRANSACTION_TIMEOUT,
-      MAX_PAYLOAD_SIZE, MAX_DELAY);
+      MAX_PAYLOAD_SIZE, MAX_DELAY, ADMIN_CHUNK_SIZE);
 
   /** For {@link java.util.ServiceLoader}: the catalog of the core's keys. */
   public CoreSettings() {}

@@ -11,6 +11,7 @@ import java.sql.Statement;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
@@ -279,33 +280,45 @@ final class RawJdbc {
   }
 
   /**
-   * The raw worker of one partition on one plain connection. Per batch: {@code BEGIN}; claim the
-   * partition row ({@code FOR UPDATE SKIP LOCKED}); read up to {@code batchSize} pending rows with
-   * an id above the last one read; hand them over; delete them by id; {@code COMMIT}.
+   * The raw worker of one partition on one plain connection: the fastest correct plain JDBC for the
+   * same work, the yardstick of the drain. Per batch: {@code BEGIN} (the driver's, with the first
+   * statement); claim the partition row ({@code FOR UPDATE SKIP LOCKED}); read up to {@code
+   * batchSize} fresh pending rows with an id above the last one read, the columns Outboxer hands a
+   * relay ({@code BatchStatements.MESSAGE_COLUMNS}) with typed getters; hand them over; delete them
+   * by id ({@code id = ANY(array)} on PostgreSQL, one statement for any batch size; an id list on
+   * MariaDB); {@code COMMIT}. No transaction manager, no pool; every statement prepared once and
+   * reused (server-side after pgjdbc's fifth execution).
    */
   final class RawWorker implements AutoCloseable {
     private final Connection connection;
     private final String outbox;
     private final int partition;
     private final int batchSize;
-    private final int groupColumn = COLUMNS.indexOf("group_key");
+    private final boolean postgres;
     private final PreparedStatement claim;
     private final PreparedStatement read;
     private final PreparedStatement deleteFull;
     private long lastId = Long.MIN_VALUE;
+
+    /** One row as read: what a relay gets. */
+    private record Read(long id, String groupKey, String type, String contentType, byte[] payload, String headers,
+        int attempts, java.time.LocalDateTime nextAttemptAt, java.time.LocalDateTime createdAt) {}
 
     RawWorker(Connection connection, String outbox, int partition, int batchSize) throws SQLException {
       this.connection = connection;
       this.outbox = outbox;
       this.partition = partition;
       this.batchSize = batchSize;
+      this.postgres = database == TestDatabase.POSTGRESQL;
       connection.setAutoCommit(false);
       claim = connection.prepareStatement(
           "SELECT partition_no FROM outbox_partition WHERE outbox = ? AND partition_no = ? FOR UPDATE SKIP LOCKED");
-      read = connection.prepareStatement("SELECT " + select + " FROM outbox_message"
+      read = connection.prepareStatement("SELECT id, group_key, message_type, content_type, payload, headers,"
+          + " attempts, next_attempt_at, created_at FROM outbox_message"
           + " WHERE outbox = ? AND partition_no = ? AND status = '" + PENDING + "' AND next_attempt_at IS NULL AND id > ?"
           + " ORDER BY id LIMIT " + batchSize);
-      deleteFull = connection.prepareStatement(deleteSql(batchSize));
+      deleteFull = connection.prepareStatement(postgres ? "DELETE FROM outbox_message WHERE id = ANY(?)"
+          : deleteSql(batchSize));
     }
 
     /**
@@ -325,10 +338,12 @@ final class RawJdbc {
       read.setString(1, outbox);
       read.setInt(2, partition);
       read.setLong(3, lastId);
-      List<Object[]> batch = new ArrayList<>(batchSize);
+      List<Read> batch = new ArrayList<>(batchSize);
       try (ResultSet rows = read.executeQuery()) {
         while (rows.next()) {
-          batch.add(values(rows));
+          batch.add(new Read(rows.getLong(1), rows.getString(2), rows.getString(3), rows.getString(4),
+              rows.getBytes(5), rows.getString(6), rows.getInt(7), rows.getObject(8, java.time.LocalDateTime.class),
+              rows.getObject(9, java.time.LocalDateTime.class)));
         }
       }
       if (batch.isEmpty()) {
@@ -339,12 +354,15 @@ final class RawJdbc {
       long[] ids = new long[batch.size()];
       String[] groups = new String[batch.size()];
       for (int i = 0; i < ids.length; i++) {
-        ids[i] = ((Number) batch.get(i)[0]).longValue();
-        groups[i] = (String) batch.get(i)[groupColumn];
+        ids[i] = batch.get(i).id();
+        groups[i] = batch.get(i).groupKey();
       }
       relay.handed(ids, groups);
       lastId = ids[ids.length - 1];
-      if (ids.length == batchSize) {
+      if (postgres) {
+        deleteFull.setArray(1, connection.createArrayOf("bigint", Arrays.stream(ids).boxed().toArray(Long[]::new)));
+        checkDeleted(deleteFull.executeUpdate(), ids.length);
+      } else if (ids.length == batchSize) {
         delete(deleteFull, ids);
       } else {
         try (PreparedStatement deleteRest = connection.prepareStatement(deleteSql(ids.length))) {
@@ -376,9 +394,12 @@ final class RawJdbc {
     for (int i = 0; i < ids.length; i++) {
       delete.setLong(i + 1, ids[i]);
     }
-    int deleted = delete.executeUpdate();
-    if (deleted != ids.length) {
-      throw new IllegalStateException("The raw drain deleted " + deleted + " of the " + ids.length + " rows it read"
+    checkDeleted(delete.executeUpdate(), ids.length);
+  }
+
+  private static void checkDeleted(int deleted, int read) {
+    if (deleted != read) {
+      throw new IllegalStateException("The raw drain deleted " + deleted + " of the " + read + " rows it read"
           + " under its partition claim; someone else works the table. Indicates a bug in the benchmark.");
     }
   }

@@ -16,6 +16,7 @@ import dev.outboxer.cdi.internal.config.OutboxSettings;
 import dev.outboxer.cdi.internal.jdbc.Sql;
 import dev.outboxer.cdi.internal.jdbc.SqlWork;
 import dev.outboxer.cdi.internal.store.AdminStatements;
+import dev.outboxer.cdi.internal.store.DeadMessageStatements;
 import dev.outboxer.cdi.internal.store.RulesStore;
 import dev.outboxer.cdi.internal.tx.Transactions;
 import dev.outboxer.cdi.internal.work.Workers;
@@ -25,6 +26,7 @@ import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
@@ -33,7 +35,10 @@ import java.util.logging.Logger;
  * The {@link OutboxAdmin} bean. Changes are logged at INFO with what was changed.
  *
  * <p>Each call's database work runs through {@link AdminTransaction}: in the caller's transaction if
- * one is active, in a new one otherwise. A change in a transaction of its own that the database
+ * one is active, in a new one otherwise. The bulk changes ({@code discardAll}, {@code
+ * discardDeadGroup}, {@code retryDead}, {@code retryDeadGroup}) outside a transaction run a chunk of
+ * at most {@code admin-chunk-size} messages a transaction ({@link #chunked}); in the caller's
+ * transaction they are one change, the caller's. A change in a transaction of its own that the database
  * rolls back to break a deadlock (PostgreSQL 40P01, MariaDB 1213) is run again, in a new
  * transaction, up to {@value #DEADLOCK_ATTEMPTS} times in all; nothing of a rolled-back attempt is
  * kept. In the caller's transaction it cannot be: the database rolled back the caller's work too,
@@ -48,6 +53,7 @@ public class OutboxAdminBean implements OutboxAdmin {
   @Inject OutboxConfiguration configuration;
   @Inject AdminTransaction transaction;
   @Inject AdminStatements statements;
+  @Inject DeadMessageStatements deadMessages;
   @Inject RulesStore rules;
   @Inject Transactions transactions;
   @Inject Workers workers;
@@ -119,73 +125,189 @@ public class OutboxAdminBean implements OutboxAdmin {
   public int discardAll(String outbox, long... ids) {
     OutboxSettings settings = configuration.require(outbox);
     Objects.requireNonNull(ids, "ids");
-    List<Long> list = Arrays.stream(ids).distinct().boxed().toList();
-    return change(outbox, connection -> statements.discard(connection, outbox, list, settings.transactionTimeout()),
-        removed -> {
-          if (removed > 0) {
-            LOG.info("Outbox '" + outbox + "': discarded " + removed + " message(s) of " + list);
-            wakeAfterCommit(outbox);
-          }
-        });
+    List<Long> list = Arrays.stream(ids).distinct().sorted().boxed().toList();
+    if (transactions.isActive() || list.size() <= settings.adminChunkSize()) {
+      return change(outbox, connection -> statements.discard(connection, outbox, list, settings.transactionTimeout()),
+          removed -> {
+            if (removed > 0) {
+              LOG.info("Outbox '" + outbox + "': discarded " + removed + " message(s) of " + list);
+              wakeAfterCommit(outbox);
+            }
+          });
+    }
+    return chunked(outbox, "discarded", " message(s) of the " + list.size() + " ids given", (connection, afterId) -> {
+      List<Long> slice = next(list, afterId, settings.adminChunkSize());
+      int removed = statements.discard(connection, outbox, slice, settings.transactionTimeout());
+      return new Chunk(removed, removed + " message(s)", slice.get(slice.size() - 1),
+          slice.get(slice.size() - 1) < list.get(list.size() - 1));
+    });
   }
 
   @Override
   public int discardDeadGroup(String outbox, String groupKey) {
-    configuration.require(outbox);
+    OutboxSettings settings = configuration.require(outbox);
     Objects.requireNonNull(groupKey, "groupKey");
-    return change(outbox, connection -> statements.discardDead(connection, outbox, groupKey), removed -> {
-      if (removed > 0) {
-        LOG.info("Outbox '" + outbox + "': discarded " + removed + " dead message(s) of group '" + LogText.escaped(groupKey) + "'");
+    String which = " of group '" + LogText.escaped(groupKey) + "'";
+    if (transactions.isActive()) {
+      return change(outbox, connection -> statements.discardDead(connection, outbox, groupKey), removed -> {
+        if (removed > 0) {
+          LOG.info("Outbox '" + outbox + "': discarded " + removed + " dead message(s)" + which);
+        }
+      });
+    }
+    return chunked(outbox, "discarded", " dead message(s)" + which, (connection, afterId) -> {
+      deadMessages.beginChange(connection, outbox, "discarded");
+      List<DeadMessageStatements.DeadRow> dead = deadMessages.read(connection, outbox, null, groupKey, afterId,
+          settings.adminChunkSize());
+      if (dead.isEmpty()) {
+        return Chunk.NONE;
       }
+      int removed = deadMessages.discard(connection, outbox, dead.stream().map(DeadMessageStatements.DeadRow::id)
+          .toList());
+      return new Chunk(removed, removed + " dead message(s)" + which, dead.get(dead.size() - 1).id(),
+          dead.size() == settings.adminChunkSize());
     });
   }
 
   @Override
   public int retryDead(String outbox, long... ids) {
     OutboxSettings settings = configuration.require(outbox);
-    List<Long> list = ids == null || ids.length == 0 ? null : Arrays.stream(ids).distinct().boxed().toList();
-    if (settings.serializeWrites() && !transactions.isActive()) {
-      // More groups than one transaction may lock: a transaction per part (in the caller's, the revive refuses them).
-      List<List<Long>> parts = call(connection -> statements.reviveParts(connection, outbox, list, true));
-      if (!parts.isEmpty()) {
-        return reviveInParts(outbox, parts);
-      }
+    List<Long> list = ids == null || ids.length == 0 ? null : Arrays.stream(ids).distinct().sorted().boxed().toList();
+    if (transactions.isActive()) {
+      return change(outbox, connection -> statements.revive(connection, outbox, list, null, time.nowUtc(),
+          settings.serializeWrites()), revived -> revived(outbox, "", revived)).size();
     }
-    return change(outbox, connection -> statements.revive(connection, outbox, list, null, time.nowUtc(),
-        settings.serializeWrites()), revived -> revived(outbox, "", revived)).size();
-  }
-
-  /**
-   * Revives the parts one after the other, each in a transaction of its own (and run again after a
-   * deadlock, as any change): what a part revived stays revived if a later part fails.
-   */
-  private int reviveInParts(String outbox, List<List<Long>> parts) {
-    int total = 0;
-    for (int i = 0; i < parts.size(); i++) {
-      List<Long> part = parts.get(i);
-      String which = " (part " + (i + 1) + " of " + parts.size() + ", at most " + AdminStatements.MAX_GROUP_LOCKS
-          + " groups a transaction)";
-      try {
-        total += change(outbox, connection -> statements.revive(connection, outbox, part, null, time.nowUtc(), true),
-            revived -> revived(outbox, which, revived)).size();
-      } catch (RuntimeException e) {
-        if (i == 0) {
-          throw e;
-        }
-        throw new OutboxException("Outbox '" + outbox + "': reviving part " + (i + 1) + " of " + parts.size() + " of"
-            + " the dead messages failed (" + e.getMessage() + "); the " + total + " message(s) of the parts before"
-            + " are revived and committed, the rest are still dead: call retryDead again to revive them.", e);
-      }
-    }
-    return total;
+    return reviveInChunks(outbox, settings, list, null, "");
   }
 
   @Override
   public int retryDeadGroup(String outbox, String groupKey) {
     OutboxSettings settings = configuration.require(outbox);
     Objects.requireNonNull(groupKey, "groupKey");
-    return change(outbox, connection -> statements.revive(connection, outbox, null, groupKey, time.nowUtc(),
-        settings.serializeWrites()), revived -> revived(outbox, " of group '" + LogText.escaped(groupKey) + "'", revived)).size();
+    String which = " of group '" + LogText.escaped(groupKey) + "'";
+    if (transactions.isActive()) {
+      return change(outbox, connection -> statements.revive(connection, outbox, null, groupKey, time.nowUtc(),
+          settings.serializeWrites()), revived -> revived(outbox, which, revived)).size();
+    }
+    return reviveInChunks(outbox, settings, null, groupKey, which);
+  }
+
+  /**
+   * Revives the dead messages (of the ids given if any, of the group given if any) a chunk of at
+   * most {@code admin-chunk-size} a transaction, in id order. With {@code serialize-writes} a chunk
+   * also stops before its {@value AdminStatements#MAX_GROUP_LOCKS}-and-first group: it holds each of
+   * its groups' locks until it commits. Revived messages get new ids above every id drawn before,
+   * so chunks in id order keep each group's order however the groups fall into chunks.
+   */
+  private int reviveInChunks(String outbox, OutboxSettings settings, List<Long> ids, String groupKey, String which) {
+    int chunkSize = settings.adminChunkSize();
+    boolean lockGroups = settings.serializeWrites();
+    return chunked(outbox, "revived", " dead message(s)" + which + " as new messages", (connection, afterId) -> {
+      List<Long> candidates = ids == null ? null : next(ids, afterId, chunkSize);
+      if (candidates != null && candidates.isEmpty()) {
+        return Chunk.NONE;
+      }
+      deadMessages.beginChange(connection, outbox, "revived");
+      List<DeadMessageStatements.DeadRow> read = deadMessages.read(connection, outbox, candidates, groupKey, afterId,
+          chunkSize);
+      List<DeadMessageStatements.DeadRow> dead = lockGroups ? withinGroupLocks(read) : read;
+      Map<Long, Long> revived = deadMessages.revive(connection, outbox, dead, time.nowUtc(), lockGroups);
+      boolean cut = dead.size() < read.size();
+      long lastId = cut ? dead.get(dead.size() - 1).id()
+          : candidates != null ? candidates.get(candidates.size() - 1)
+          : read.isEmpty() ? afterId : read.get(read.size() - 1).id();
+      boolean more = cut || (candidates != null ? lastId < ids.get(ids.size() - 1) : read.size() == chunkSize);
+      return new Chunk(revived.size(), revived.size() + " dead message(s)" + which
+          + " as new messages (old id=new id): " + abbreviated(revived), lastId, more);
+    });
+  }
+
+  /** The first rows, in id order, that belong to at most MAX_GROUP_LOCKS groups (the ungrouped ones need no lock). */
+  private static List<DeadMessageStatements.DeadRow> withinGroupLocks(List<DeadMessageStatements.DeadRow> rows) {
+    java.util.Set<String> groups = new java.util.HashSet<>();
+    for (int i = 0; i < rows.size(); i++) {
+      String group = rows.get(i).groupKey();
+      if (group != null && !groups.contains(group)) {
+        if (groups.size() == AdminStatements.MAX_GROUP_LOCKS) {
+          return rows.subList(0, i);
+        }
+        groups.add(group);
+      }
+    }
+    return rows;
+  }
+
+  /** Up to {@code limit} of the sorted ids above {@code afterId}. */
+  private static List<Long> next(List<Long> sortedIds, long afterId, int limit) {
+    int from = java.util.Collections.binarySearch(sortedIds, afterId);
+    from = from >= 0 ? from + 1 : -from - 1;
+    return sortedIds.subList(from, Math.min(sortedIds.size(), from + limit));
+  }
+
+  /** One chunk's work, in its own transaction: reads what comes after {@code afterId} and changes it. */
+  @FunctionalInterface
+  private interface ChunkWork {
+    Chunk apply(java.sql.Connection connection, long afterId) throws java.sql.SQLException;
+  }
+
+  /**
+   * What one chunk changed.
+   *
+   * @param changed how many messages
+   * @param what the log line's account of them
+   * @param lastId the last id the chunk dealt with: the next chunk starts after it
+   * @param more whether there may be more after it
+   */
+  private record Chunk(int changed, String what, long lastId, boolean more) {
+    static final Chunk NONE = new Chunk(0, "", Long.MAX_VALUE, false);
+  }
+
+  /**
+   * Runs a bulk change a chunk a transaction, each committed before the next begins (run again
+   * after a deadlock, as any change), and logs each chunk once committed. The chunks keep the
+   * transactions short, well inside any transaction timeout, and let publishers and the workers go
+   * on between them. An interrupt of the calling thread stops the call between two chunks.
+   *
+   * @throws OutboxException if a chunk after the first failed or the thread was interrupted: the
+   *     message says how many messages the committed chunks changed; the rest is as it was, and
+   *     calling again finishes the work
+   */
+  private int chunked(String outbox, String action, String whatInAll, ChunkWork work) {
+    long afterId = Long.MIN_VALUE;
+    int total = 0;
+    for (int number = 1; ; number++) {
+      if (Thread.currentThread().isInterrupted()) {
+        // The interrupt stays set for the caller to see.
+        throw new OutboxException("Outbox '" + outbox + "': the admin operation was interrupted after " + (number - 1)
+            + " chunk(s); they " + action + " " + total + " message(s) and are committed, the rest is as it was:"
+            + " call it again to finish.");
+      }
+      long from = afterId;
+      Chunk chunk;
+      try {
+        chunk = change(outbox, connection -> work.apply(connection, from), result -> {});
+      } catch (RuntimeException e) {
+        if (number == 1) {
+          throw e;
+        }
+        throw new OutboxException("Outbox '" + outbox + "': chunk " + number + " of the admin operation failed ("
+            + e.getMessage() + "); the chunks before it " + action + " " + total + " message(s) and are committed,"
+            + " the rest is as it was: call it again to finish.", e);
+      }
+      total += chunk.changed();
+      if (chunk.changed() > 0) {
+        LOG.info("Outbox '" + outbox + "': " + action + " " + chunk.what() + " in chunk " + number + " (" + total
+            + " so far)");
+        workers.wakeAll(outbox);
+      }
+      if (!chunk.more()) {
+        if (total == 0 || number > 1) {
+          LOG.fine("Outbox '" + outbox + "': " + action + " " + total + whatInAll + " in " + number + " chunk(s)");
+        }
+        return total;
+      }
+      afterId = chunk.lastId();
+    }
   }
 
   /** Logs the old and new ids (operators and consumers look for the old one) and wakes the workers. */

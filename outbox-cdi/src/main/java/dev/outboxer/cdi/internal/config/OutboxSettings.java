@@ -18,6 +18,7 @@ import java.util.Map;
  *     dead-on}), each checked at start to name a {@link Throwable} class
  * @param maxPayloadSize the configured payload limit in bytes, {@link Long#MAX_VALUE} if not set
  * @param maxDelay how far ahead a message's {@code notBefore} may lie at publish
+ * @param adminChunkSize messages an admin operation outside a transaction changes per transaction
  * @param relayProperties keys under {@code outbox.<name>.<relay>.}, prefix removed
  */
 public record OutboxSettings(
@@ -37,6 +38,7 @@ public record OutboxSettings(
     Duration transactionTimeout,
     long maxPayloadSize,
     Duration maxDelay,
+    int adminChunkSize,
     Map<String, String> relayProperties) {
 
   public static final long UNLIMITED_ATTEMPTS = Long.MAX_VALUE;

@@ -78,26 +78,40 @@ public final class Sql {
 
   /** SQLState classes that mean "try again": serialization failure and deadlock. */
   public static boolean isTransient(SQLException e) {
-    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-      if (cause instanceof SQLException sql) {
-        String state = sql.getSQLState();
-        if (state != null && (state.equals("40001") || state.equals("40P01"))) {
-          return true;
-        }
-        if (sql.getErrorCode() == 1213) { // MariaDB ER_LOCK_DEADLOCK
-          return true;
-        }
-      }
-    }
-    return false;
+    return anySqlException(e, sql -> "40001".equals(sql.getSQLState()) || "40P01".equals(sql.getSQLState())
+        || sql.getErrorCode() == 1213); // MariaDB ER_LOCK_DEADLOCK
   }
 
   /** Whether a failure is a deadlock the database broke by rolling back this transaction. */
   public static boolean isDeadlock(Throwable e) {
-    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-      if (cause instanceof SQLException sql
-          && ("40P01".equals(sql.getSQLState()) || sql.getErrorCode() == 1213)) {
-        return true;
+    return anySqlException(e, sql -> "40P01".equals(sql.getSQLState()) || sql.getErrorCode() == 1213);
+  }
+
+  /**
+   * Whether any SQL exception among the causes of {@code e} and the exceptions chained to them as
+   * next ({@link SQLException#getNextException}) matches: a failed batch
+   * ({@link java.sql.BatchUpdateException}) reports the database's own error there, and its own
+   * state may say nothing of it.
+   */
+  private static boolean anySqlException(Throwable e, java.util.function.Predicate<SQLException> test) {
+    java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    java.util.ArrayDeque<Throwable> pending = new java.util.ArrayDeque<>();
+    pending.add(e);
+    while (!pending.isEmpty()) {
+      Throwable next = pending.poll();
+      if (next == null || !seen.add(next)) {
+        continue;
+      }
+      if (next instanceof SQLException sql) {
+        if (test.test(sql)) {
+          return true;
+        }
+        if (sql.getNextException() != null) {
+          pending.add(sql.getNextException());
+        }
+      }
+      if (next.getCause() != null) {
+        pending.add(next.getCause());
       }
     }
     return false;

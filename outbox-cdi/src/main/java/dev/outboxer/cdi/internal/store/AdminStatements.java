@@ -45,6 +45,7 @@ public class AdminStatements {
   private static final String DEAD_COLUMNS = "id, outbox, group_key, message_type, attempts, last_error, %s, %s";
 
   @Inject Database database;
+  @Inject DeadMessageStatements deadMessages;
 
   /** A time column as this database's {@link DialectSql#readTime} reads it. */
   private String time(String column) {
@@ -187,15 +188,13 @@ public class AdminStatements {
       }
       TreeSet<Integer> partitions = new TreeSet<>(partitionOf.values());
       lockPartitions(connection, outbox, partitions, lockWait);
+      // By primary keys, a statement per partition: no range, so no gap lock that would hold up publishers (MariaDB).
+      Map<Integer, List<Long>> idsOf = new TreeMap<>();
+      partitionOf.forEach((id, partition) -> idsOf.computeIfAbsent(partition, key -> new ArrayList<>()).add(id));
       int removed = 0;
-      // Row by row on the primary key: no range, so no gap lock that would hold up publishers (MariaDB).
-      try (PreparedStatement statement = connection.prepareStatement("DELETE FROM outbox_message WHERE id = ?"
-          + " AND outbox = ? AND partition_no = ?")) {
-        for (Map.Entry<Long, Integer> row : partitionOf.entrySet()) {
-          statement.setLong(1, row.getKey());
-          statement.setString(2, outbox);
-          statement.setInt(3, row.getValue());
-          removed += statement.executeUpdate();
+      for (Map.Entry<Integer, List<Long>> partition : idsOf.entrySet()) {
+        for (List<Long> slice : slices(partition.getValue())) {
+          removed += database.dialect().sql().deleteMessages(connection, outbox, partition.getKey(), false, slice);
         }
       }
       if (removed == partitionOf.size() || attempt == 2 || !anyMoved(connection, outbox, partitionOf)) {
@@ -286,7 +285,7 @@ public class AdminStatements {
    * SQLite: the database's write lock, for the rest of the transaction. A batch holds it while it
    * runs; waiting longer than the connection's busy_timeout fails like a lock timeout elsewhere.
    */
-  private static void takeWriteLock(Connection connection, String outbox, String operation) throws SQLException {
+  static void takeWriteLock(Connection connection, String outbox, String operation) throws SQLException {
     try {
       SingleWriter.takeWriteLock(connection);
     } catch (SQLException e) {
@@ -320,14 +319,9 @@ public class AdminStatements {
     }
     List<Long> dead = new ArrayList<>(deadOf(connection, outbox, null, groupKey).keySet());
     int removed = 0;
-    try (PreparedStatement statement = connection.prepareStatement("DELETE FROM outbox_message WHERE id = ?"
-        + " AND outbox = ? AND status = 'DEAD'")) {
-      for (long id : dead) {
-        statement.setLong(1, id);
-        statement.setString(2, outbox);
-        // 0 if a concurrent admin call revived or removed it meanwhile.
-        removed += statement.executeUpdate();
-      }
+    for (List<Long> slice : slices(dead)) {
+      // Fewer than the slice if a concurrent admin call revived or removed some meanwhile.
+      removed += deadMessages.discard(connection, outbox, slice);
     }
     return removed;
   }
@@ -337,7 +331,8 @@ public class AdminStatements {
    * in the order of the old ids, so it comes after everything its group published meanwhile (which
    * may already have been relayed) and a consumer that keeps the last id per group, or a broker that
    * drops repeated ids (SQS FIFO), takes it for what it is, a message it has not seen. The old id
-   * is gone. Its retry time is now and its attempts start again at zero.
+   * is gone. It is a fresh message (no retry time; workers read it with the other fresh
+   * messages, in id order) and its attempts start again at zero.
    *
    * <p>With {@code serializeWrites}, the write lock of each group concerned is taken first (in
    * group-key order, so that two revives never deadlock over them), before any id is drawn, as a
@@ -385,73 +380,17 @@ public class AdminStatements {
             + " outside a transaction (it then revives them " + MAX_GROUP_LOCKS + " groups a transaction), or"
             + " revive fewer groups at once (by ids, or with retryDeadGroup).");
       }
-      for (String group : groups) {
-        dialect.sql().lockGroup(connection, outbox, group, now);
-      }
+      dialect.sql().lockGroups(connection, outbox, groups, now);
     }
-    List<Long> newIds = nextMessageIds(connection, dead.size());
     Map<Long, Long> revived = new LinkedHashMap<>();
-    try (PreparedStatement update = connection.prepareStatement("UPDATE outbox_message SET id = ?,"
-        + " status = 'PENDING', attempts = 0, next_attempt_at = ?, last_error = NULL WHERE id = ? AND outbox = ?"
-        + " AND status = 'DEAD'")) {
-      int next = 0;
-      for (long oldId : dead.keySet()) {
-        long newId = newIds.get(next++);
-        update.setLong(1, newId);
-        Sql.setUtc(update, 2, now);
-        update.setLong(3, oldId);
-        update.setString(4, outbox);
-        // One statement a row, for its count: 0 if a concurrent admin call revived or removed it meanwhile (its new id
-        // then stays unused, a gap like a rolled-back publish leaves).
-        if (update.executeUpdate() == 1) {
-          revived.put(oldId, newId);
-        }
-      }
+    List<DeadMessageStatements.DeadRow> rows = new ArrayList<>();
+    dead.forEach((id, group) -> rows.add(new DeadMessageStatements.DeadRow(id, group)));
+    for (int from = 0; from < rows.size(); from += IDS_PER_STATEMENT) {
+      // The group locks are taken above, all of them before the first id is drawn.
+      revived.putAll(deadMessages.revive(connection, outbox, rows.subList(from,
+          Math.min(rows.size(), from + IDS_PER_STATEMENT)), now, false));
     }
     return revived;
-  }
-
-  /**
-   * The dead messages of the outbox (of the ids given; null for all) cut into revives that take at
-   * most {@link #MAX_GROUP_LOCKS} group locks each: whole groups, in group-key order, the ungrouped
-   * messages with the first. Empty if one revive will do (no {@code serializeWrites}, SQLite, or no
-   * more groups than that). A plain read: nothing is locked.
-   */
-  public List<List<Long>> reviveParts(Connection connection, String outbox, List<Long> ids, boolean serializeWrites)
-      throws SQLException {
-    if (!serializeWrites || database.dialect().singleWriter() || ids != null && ids.isEmpty()) {
-      return List.of();
-    }
-    Map<Long, String> dead = new TreeMap<>();
-    for (List<Long> slice : ids == null ? java.util.Collections.<List<Long>>singletonList(null) : slices(ids)) {
-      dead.putAll(deadOf(connection, outbox, slice, null));
-    }
-    TreeMap<String, List<Long>> byGroup = new TreeMap<>();
-    List<Long> ungrouped = new ArrayList<>();
-    dead.forEach((id, group) -> {
-      if (group == null) {
-        ungrouped.add(id);
-      } else {
-        byGroup.computeIfAbsent(group, key -> new ArrayList<>()).add(id);
-      }
-    });
-    if (byGroup.size() <= MAX_GROUP_LOCKS) {
-      return List.of();
-    }
-    List<List<Long>> parts = new ArrayList<>();
-    List<Long> part = new ArrayList<>(ungrouped);
-    int groups = 0;
-    for (List<Long> ofGroup : byGroup.values()) {
-      if (groups == MAX_GROUP_LOCKS) {
-        parts.add(part);
-        part = new ArrayList<>();
-        groups = 0;
-      }
-      part.addAll(ofGroup);
-      groups++;
-    }
-    parts.add(part);
-    return parts;
   }
 
   /**
@@ -485,11 +424,6 @@ public class AdminStatements {
       }
     }
     return dead;
-  }
-
-  /** Takes ids from the message sequence, ascending. */
-  private List<Long> nextMessageIds(Connection connection, int count) throws SQLException {
-    return database.dialect().sql().nextMessageIds(connection, count);
   }
 
   /** Pending messages per partition, for tests and operators. */

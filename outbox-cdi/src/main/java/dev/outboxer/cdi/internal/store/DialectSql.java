@@ -2,12 +2,19 @@ package dev.outboxer.cdi.internal.store;
 
 import dev.outboxer.cdi.internal.store.PublishStatements.NewMessage;
 import dev.outboxer.PreparedTransaction;
+import dev.outboxer.cdi.internal.jdbc.Sql;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeSet;
@@ -60,6 +67,94 @@ interface DialectSql {
    * each other. Nothing on a database whose single writer already serialises every publisher.
    */
   void lockGroup(Connection connection, String outbox, String groupKey, LocalDateTime now) throws SQLException;
+
+  /**
+   * Takes the serialize-writes locks of several groups, in the order given (sorted, so that two
+   * callers never deadlock over them), held until the transaction ends. By default one {@link
+   * #lockGroup} after the other.
+   */
+  default void lockGroups(Connection connection, String outbox, java.util.SortedSet<String> groupKeys,
+      LocalDateTime now) throws SQLException {
+    for (String groupKey : groupKeys) {
+      lockGroup(connection, outbox, groupKey, now);
+    }
+  }
+
+  /**
+   * Makes the dead messages pending again under their new ids, as fresh messages (attempts 0, no
+   * retry time, no last error), each only if it is still a dead message of the outbox. Without a
+   * retry time a worker reads them with the other fresh messages, in id order, a batch at a time;
+   * with one, every batch would read all of them (the messages that wait for a retry are read in
+   * full, being few as a rule). By default one batch of updates
+   * by primary key; where the driver does not tell a batch entry's count ({@link
+   * Statement#SUCCESS_NO_INFO}: MariaDB's bulk protocol), the new ids are read back.
+   *
+   * @param oldToNew old id to new id, in the order of the old ids
+   * @return the revived ones of them, old id to new id, in the same order
+   */
+  default Map<Long, Long> reviveDead(Connection connection, String outbox, Map<Long, Long> oldToNew)
+      throws SQLException {
+    int[] counts;
+    try (PreparedStatement update = connection.prepareStatement("UPDATE outbox_message SET id = ?,"
+        + " status = 'PENDING', attempts = 0, next_attempt_at = NULL, last_error = NULL WHERE id = ? AND outbox = ?"
+        + " AND status = 'DEAD'")) {
+      for (Map.Entry<Long, Long> ids : oldToNew.entrySet()) {
+        update.setLong(1, ids.getValue());
+        update.setLong(2, ids.getKey());
+        update.setString(3, outbox);
+        update.addBatch();
+      }
+      counts = update.executeBatch();
+    }
+    Map<Long, Long> revived = new LinkedHashMap<>();
+    if (counts.length == oldToNew.size() && java.util.Arrays.stream(counts).allMatch(count -> count >= 0)) {
+      int entry = 0;
+      for (Map.Entry<Long, Long> ids : oldToNew.entrySet()) {
+        // 0 if a concurrent admin call revived or removed it meanwhile (its new id then stays unused, a gap like a
+        // rolled-back publish leaves).
+        if (counts[entry++] > 0) {
+          revived.put(ids.getKey(), ids.getValue());
+        }
+      }
+      return revived;
+    }
+    // The new ids are fresh from the sequence: a row that has one now is a message this batch revived.
+    Set<Long> present = new HashSet<>();
+    List<Long> newIds = new ArrayList<>(oldToNew.values());
+    try (PreparedStatement select = connection.prepareStatement("SELECT id FROM outbox_message WHERE id IN ("
+        + Sql.placeholders(newIds.size()) + ")")) {
+      Sql.setLongs(select, 1, newIds);
+      try (ResultSet rows = select.executeQuery()) {
+        while (rows.next()) {
+          present.add(rows.getLong(1));
+        }
+      }
+    }
+    oldToNew.forEach((oldId, newId) -> {
+      if (present.contains(newId)) {
+        revived.put(oldId, newId);
+      }
+    });
+    return revived;
+  }
+
+  /**
+   * Removes the messages of the outbox with those ids: of one partition if {@code partition} is not
+   * null, only dead ones if {@code deadOnly}. By default one statement with the ids in a list.
+   *
+   * @param ids at most {@link AdminStatements#IDS_PER_STATEMENT}
+   * @return how many were removed
+   */
+  default int deleteMessages(Connection connection, String outbox, Integer partition, boolean deadOnly,
+      List<Long> ids) throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement("DELETE FROM outbox_message WHERE outbox = ?"
+        + (partition == null ? "" : " AND partition_no = " + partition) + (deadOnly ? " AND status = 'DEAD'" : "")
+        + " AND id IN (" + Sql.placeholders(ids.size()) + ")")) {
+      statement.setString(1, outbox);
+      Sql.setLongs(statement, 2, ids);
+      return statement.executeUpdate();
+    }
+  }
 
   /**
    * Bounds how long the row locks that follow in this transaction wait, where the database can set

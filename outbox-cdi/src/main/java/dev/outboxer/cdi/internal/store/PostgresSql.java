@@ -2,6 +2,7 @@ package dev.outboxer.cdi.internal.store;
 
 import dev.outboxer.cdi.internal.store.PublishStatements.NewMessage;
 import dev.outboxer.PreparedTransaction;
+import dev.outboxer.cdi.internal.jdbc.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -48,6 +49,57 @@ final class PostgresSql implements DialectSql {
       statement.setLong(1, GroupHash.lockKey(outbox, groupKey));
       statement.executeQuery().close();
     }
+  }
+
+  /**
+   * One statement: the advisory locks in the order given (group-key order, as a publish and every
+   * other revive take them), by the array's ordinality.
+   */
+  @Override
+  public void lockGroups(Connection connection, String outbox, java.util.SortedSet<String> groupKeys,
+      LocalDateTime now) throws SQLException {
+    if (groupKeys.isEmpty()) {
+      return;
+    }
+    Long[] keys = groupKeys.stream().map(groupKey -> GroupHash.lockKey(outbox, groupKey)).toArray(Long[]::new);
+    try (PreparedStatement statement = connection.prepareStatement("SELECT COUNT(pg_advisory_xact_lock(k.key))"
+        + " FROM (SELECT key FROM unnest(?::bigint[]) WITH ORDINALITY AS k(key, n) ORDER BY n) AS k")) {
+      statement.setArray(1, connection.createArrayOf("bigint", keys));
+      statement.executeQuery().close();
+    }
+  }
+
+  /** One statement for all of them: the old and new ids as two arrays, the revived ones' new ids returned. */
+  @Override
+  public java.util.Map<Long, Long> reviveDead(Connection connection, String outbox,
+      java.util.Map<Long, Long> oldToNew) throws SQLException {
+    java.util.Set<Long> revivedNewIds = new java.util.HashSet<>();
+    // The rows by primary key (= ANY: an index scan whatever the statistics say; a plain join with the unnested arrays
+    // was planned as a scan of the whole table per chunk without fresh statistics), joined with the arrays for the
+    // new ids (a hash of one chunk's ids: no search per row).
+    try (PreparedStatement update = connection.prepareStatement("UPDATE outbox_message AS m SET id = v.new_id,"
+        + " status = 'PENDING', attempts = 0, next_attempt_at = NULL, last_error = NULL"
+        + " FROM unnest(?::bigint[], ?::bigint[]) AS v(old_id, new_id)"
+        + " WHERE m.id = ANY(?::bigint[]) AND m.id = v.old_id AND m.outbox = ? AND m.status = 'DEAD'"
+        + " RETURNING m.id")) {
+      java.sql.Array oldIds = connection.createArrayOf("bigint", oldToNew.keySet().toArray(Long[]::new));
+      update.setArray(1, oldIds);
+      update.setArray(2, connection.createArrayOf("bigint", oldToNew.values().toArray(Long[]::new)));
+      update.setArray(3, oldIds);
+      update.setString(4, outbox);
+      try (ResultSet rows = update.executeQuery()) {
+        while (rows.next()) {
+          revivedNewIds.add(rows.getLong(1));
+        }
+      }
+    }
+    java.util.Map<Long, Long> inOrder = new java.util.LinkedHashMap<>();
+    oldToNew.forEach((oldId, newId) -> {
+      if (revivedNewIds.contains(newId)) {
+        inOrder.put(oldId, newId);
+      }
+    });
+    return inOrder;
   }
 
   @Override

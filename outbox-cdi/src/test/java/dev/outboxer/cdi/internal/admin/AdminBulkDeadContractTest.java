@@ -121,6 +121,22 @@ abstract class AdminBulkDeadContractTest {
     assertThat(admin.counts(OUTBOX).dead()).as("dead messages left").isZero();
   }
 
+  /**
+   * A revived message is a new message: the workers read it with the fresh ones, in id order, and
+   * not through the few messages that wait for a retry, which every batch reads in full (a revive of
+   * 100,000 that all waited for a retry took a worker 418 s to drain, against about 2 s for fresh
+   * messages).
+   */
+  @Test
+  void revived_messages_are_fresh_pending_messages_and_none_of_them_waits_for_a_retry() throws Exception {
+    deadMessages(1_000, 10);
+    assertThat(admin.retryDead(OUTBOX)).as("messages revived").isEqualTo(1_000);
+    assertThat(admin.partitions(OUTBOX)).singleElement().satisfies(partition -> {
+      assertThat(partition.pending()).as("pending").isEqualTo(1_000);
+      assertThat(partition.retrying()).as("waiting for a retry").isZero();
+    });
+  }
+
   private void deadMessages(int count, int groups) throws SQLException {
     try (Connection connection = database().connect()) {
       insertDead(connection, count, groups);

@@ -103,6 +103,64 @@ public record InboxMessage(String outbox, String groupKey, long id) {
     return null;
   }
 
+  /**
+   * The message from the three header values a broker relay sends as text ({@link
+   * dev.outboxer.spi.StandardHeaders}), each refused as what the relay never sends: an id that is
+   * not a positive decimal number, an outbox name or group key the outbox refuses.
+   *
+   * @param where the received message, as a refusal names it ("Kafka record t-1@5")
+   * @param relay the relay that sends such messages ("Kafka", "RabbitMQ")
+   * @param id the {@code outbox-id} header, or null if absent
+   * @param outbox the {@code outbox-name} header, or null if absent
+   * @param groupKey the {@code outbox-group-key} header, or null
+   * @throws InboxException naming the message, the header and its value, or the missing header
+   */
+  static InboxMessage fromHeaders(String where, String relay, String id, String outbox, String groupKey) {
+    if (id == null || outbox == null) {
+      throw new InboxException(where + " has no " + (id == null ? dev.outboxer.spi.StandardHeaders.ID
+          : dev.outboxer.spi.StandardHeaders.OUTBOX) + " header: it was not sent by Outboxer's " + relay + " relay, and"
+          + " the inbox cannot tell whether it is a duplicate");
+    }
+    long parsedId;
+    try {
+      parsedId = Long.parseLong(id);
+    } catch (NumberFormatException e) {
+      throw new InboxException(where + " has the " + dev.outboxer.spi.StandardHeaders.ID + " header '" + printable(id)
+          + "', not a decimal number", e);
+    }
+    refuseHeader(where, relay, dev.outboxer.spi.StandardHeaders.ID, id, idProblem(parsedId));
+    refuseHeader(where, relay, dev.outboxer.spi.StandardHeaders.OUTBOX, outbox, outboxProblem(outbox));
+    refuseHeader(where, relay, dev.outboxer.spi.StandardHeaders.GROUP_KEY, groupKey, groupKeyProblem(groupKey));
+    return new InboxMessage(outbox, groupKey, parsedId);
+  }
+
+  private static void refuseHeader(String where, String relay, String header, String value, String problem) {
+    if (problem != null) {
+      throw new InboxException(where + " has the " + header + " header '" + printable(value) + "', which " + problem
+          + ": it was not sent by Outboxer's " + relay + " relay, and the inbox cannot tell whether it is a duplicate");
+    }
+  }
+
+  /**
+   * A header's bytes as text, decoded strictly: lenient decoding would turn different invalid bytes
+   * into the same U+FFFD and take two groups for one.
+   *
+   * @throws InboxException naming the message, the header and its bytes (hex) if they are not UTF-8
+   */
+  static String utf8Header(String where, String relay, String name, byte[] bytes) {
+    try {
+      return java.nio.charset.StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+          .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+          .decode(java.nio.ByteBuffer.wrap(bytes))
+          .toString();
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw new InboxException(where + " has the " + name + " header " + java.util.HexFormat.of().formatHex(bytes, 0,
+          Math.min(bytes.length, 64)) + (bytes.length > 64 ? "..." : "") + " (hex), which is not valid UTF-8: the "
+          + relay + " relay writes its headers as UTF-8", e);
+    }
+  }
+
   /** What is wrong with an id, or {@code null}. */
   static String idProblem(long id) {
     return id > 0 ? null : "must be positive: outbox ids come from a sequence starting at 1";

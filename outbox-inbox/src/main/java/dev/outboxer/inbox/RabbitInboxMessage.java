@@ -4,11 +4,6 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.LongString;
 import dev.outboxer.spi.StandardHeaders;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
-import java.util.HexFormat;
 import java.util.Map;
 
 /**
@@ -68,38 +63,14 @@ public final class RabbitInboxMessage {
     Map<String, Object> headers = properties.getHeaders() == null ? Map.of() : properties.getHeaders();
     String id = header(headers, where, StandardHeaders.ID);
     String outbox = header(headers, where, StandardHeaders.OUTBOX);
-    if (id == null || outbox == null) {
-      throw new InboxException(where + " has no " + (id == null ? StandardHeaders.ID : StandardHeaders.OUTBOX)
-          + " header: it was not sent by Outboxer's RabbitMQ relay, and the inbox cannot tell whether it is a"
-          + " duplicate");
-    }
     String groupKey = header(headers, where, StandardHeaders.GROUP_KEY);
-    long parsedId;
-    try {
-      parsedId = Long.parseLong(id);
-    } catch (NumberFormatException e) {
-      throw new InboxException(where + " has the " + StandardHeaders.ID + " header '" + InboxMessage.printable(id)
-          + "', not a decimal number", e);
-    }
-    refuse(where, StandardHeaders.ID, id, InboxMessage.idProblem(parsedId));
-    refuse(where, StandardHeaders.OUTBOX, outbox, InboxMessage.outboxProblem(outbox));
-    refuse(where, StandardHeaders.GROUP_KEY, groupKey, InboxMessage.groupKeyProblem(groupKey));
-    return new InboxMessage(outbox, groupKey, parsedId);
-  }
-
-  private static void refuse(String where, String header, String value, String problem) {
-    if (problem != null) {
-      throw new InboxException(where + " has the " + header + " header '" + InboxMessage.printable(value)
-          + "', which " + problem + ": it was not sent by Outboxer's RabbitMQ relay, and the inbox cannot tell"
-          + " whether it is a duplicate");
-    }
+    return InboxMessage.fromHeaders(where, "RabbitMQ", id, outbox, groupKey);
   }
 
   /**
    * The header's text, or null if absent. The client hands a received string header over as a
-   * {@link LongString}, decoded here strictly: lenient decoding would turn different invalid bytes
-   * into the same U+FFFD and take two groups for one. A header of another type (a number, a table)
-   * is not the relay's.
+   * {@link LongString}, decoded strictly ({@link InboxMessage#utf8Header}). A header of another type
+   * (a number, a table) is not the relay's.
    */
   private static String header(Map<String, Object> headers, String where, String name) {
     Object value = headers.get(name);
@@ -119,16 +90,6 @@ public final class RabbitInboxMessage {
           + " sends as text");
     }
     byte[] bytes = value instanceof LongString longString ? longString.getBytes() : (byte[]) value;
-    try {
-      return StandardCharsets.UTF_8.newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(bytes))
-          .toString();
-    } catch (CharacterCodingException e) {
-      throw new InboxException(where + " has the " + name + " header " + HexFormat.of().formatHex(bytes, 0,
-          Math.min(bytes.length, 64)) + (bytes.length > 64 ? "..." : "") + " (hex), which is not valid UTF-8:"
-          + " the RabbitMQ relay writes its headers as UTF-8", e);
-    }
+    return InboxMessage.utf8Header(where, "RabbitMQ", name, bytes);
   }
 }

@@ -104,8 +104,11 @@ abstract class RowByRowBatchSql implements BatchSql {
     // Read again after the scan: at READ COMMITTED (H2; MariaDB if the data source sets it) each statement sees what
     // committed before it, so a delayed message published just before a later message of its group can be missing
     // from the list read before the scan while the scan returns that later message. Whatever the scan saw committed,
-    // this read sees too, and the selection holds it back by this list (RelaySelection).
-    waiting = waiting(connection, outbox, partition);
+    // this read sees too, and the selection holds it back by this list (RelaySelection). Only when the scan found
+    // something a waiting message could hold back: an idle poll, or an outbox without ordering, needs no second read.
+    if (!scannedRows.isEmpty() && ordering != Ordering.NONE) {
+      waiting = waiting(connection, outbox, partition);
+    }
     List<Long> due = new ArrayList<>();
     for (Waiting row : waiting) {
       if (!row.nextAttemptAt().isAfter(now) && row.id() < scanFrom) {

@@ -12,7 +12,6 @@ import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
 import jakarta.jms.Message;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -100,33 +99,12 @@ class JmsInboxEndToEndTest {
   @Test
   void redeliveredBatchesReachTheConsumerAndTheInboxLetsEachMessageThroughOnceInGroupOrder() throws Exception {
     redelivering.arm(3);
-    Map<String, List<Long>> publishedByGroup = new LinkedHashMap<>();
-    List<Long> published = new ArrayList<>();
-    for (int transaction = 0; transaction < 4; transaction++) {
-      int base = transaction * 10;
-      container.inTransaction(() -> {
-        for (int i = 0; i < 10; i++) {
-          String order = (base + i) % 8 == 7 ? null : "order-" + (base + i) % 5;
-          long id = outbox.publish(new OrderEvent(order, base + i));
-          published.add(id);
-          if (order != null) {
-            publishedByGroup.computeIfAbsent(order, key -> new ArrayList<>()).add(id);
-          }
-        }
-      });
-    }
+    RedeliveredOrders orders = RedeliveredOrders.publish(container, outbox);
 
     ProcessingConsumer consumer = new ProcessingConsumer(container);
-    consumeUntil(consumer, "outbox.orders", () -> consumer.processed().size() == published.size()
-        && consumer.received() == published.size() + redelivering.recordsSentAgain());
+    consumeUntil(consumer, "outbox.orders", () -> orders.allConsumed(consumer, redelivering));
 
-    assertThat(redelivering.rolledBack()).isEqualTo(3);
-    assertThat(redelivering.recordsSentAgain()).isPositive();
-    assertThat(consumer.received()).isEqualTo(published.size() + redelivering.recordsSentAgain());
-    assertThat(consumer.dropped()).isEqualTo(redelivering.recordsSentAgain());
-    assertThat(consumer.processedIds()).containsExactlyInAnyOrderElementsOf(published);
-    assertThat(consumer.processedByGroup()).isEqualTo(publishedByGroup);
-    assertThat(ProcessingConsumer.rowsWritten(container, published)).isEqualTo(published.size());
+    orders.assertEachProcessedOnceInGroupOrder(container, consumer, redelivering);
   }
 
   @Test

@@ -7,9 +7,7 @@ import dev.outboxer.kafka.EmbeddedKafkaBroker;
 import dev.outboxer.testing.OutboxTestContainer;
 import dev.outboxer.testing.TestDatabase;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -73,21 +71,7 @@ class KafkaInboxEndToEndTest {
   @Test
   void redeliveredBatchesReachTheConsumerAndTheInboxLetsEachRecordThroughOnceInGroupOrder() throws Exception {
     redelivering.arm(3);
-    Map<String, List<Long>> publishedByGroup = new LinkedHashMap<>();
-    List<Long> published = new ArrayList<>();
-    for (int transaction = 0; transaction < 4; transaction++) {
-      int base = transaction * 10;
-      container.inTransaction(() -> {
-        for (int i = 0; i < 10; i++) {
-          String order = (base + i) % 8 == 7 ? null : "order-" + (base + i) % 5;
-          long id = outbox.publish(new OrderEvent(order, base + i));
-          published.add(id);
-          if (order != null) {
-            publishedByGroup.computeIfAbsent(order, key -> new ArrayList<>()).add(id);
-          }
-        }
-      });
-    }
+    RedeliveredOrders orders = RedeliveredOrders.publish(container, outbox);
 
     ProcessingConsumer consumer = new ProcessingConsumer(container);
     long deadline = System.nanoTime() + WAIT.toNanos();
@@ -99,8 +83,7 @@ class KafkaInboxEndToEndTest {
         ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
         ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName()))) {
       receiver.subscribe(Set.of(TOPIC));
-      while (consumer.processed().size() < published.size()
-          || consumer.received() < published.size() + redelivering.recordsSentAgain()) {
+      while (!orders.allConsumed(consumer, redelivering)) {
         assertThat(System.nanoTime()).as("all records consumed within " + WAIT).isLessThan(deadline);
         for (ConsumerRecord<String, String> record : receiver.poll(Duration.ofMillis(200))) {
           consumer.onMessage(KafkaInboxMessage.from(record));
@@ -108,12 +91,6 @@ class KafkaInboxEndToEndTest {
       }
     }
 
-    assertThat(redelivering.rolledBack()).isEqualTo(3);
-    assertThat(redelivering.recordsSentAgain()).isPositive();
-    assertThat(consumer.received()).isEqualTo(published.size() + redelivering.recordsSentAgain());
-    assertThat(consumer.dropped()).isEqualTo(redelivering.recordsSentAgain());
-    assertThat(consumer.processedIds()).containsExactlyInAnyOrderElementsOf(published);
-    assertThat(consumer.processedByGroup()).isEqualTo(publishedByGroup);
-    assertThat(ProcessingConsumer.rowsWritten(container, published)).isEqualTo(published.size());
+    orders.assertEachProcessedOnceInGroupOrder(container, consumer, redelivering);
   }
 }

@@ -10,9 +10,7 @@ import dev.outboxer.Outbox;
 import dev.outboxer.testing.OutboxTestContainer;
 import dev.outboxer.testing.TestDatabase;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -83,26 +81,11 @@ class RabbitInboxEndToEndTest {
   @Test
   void redeliveredBatchesReachTheConsumerAndTheInboxLetsEachMessageThroughOnceInGroupOrder() throws Exception {
     redelivering.arm(3);
-    Map<String, List<Long>> publishedByGroup = new LinkedHashMap<>();
-    List<Long> published = new ArrayList<>();
-    for (int transaction = 0; transaction < 4; transaction++) {
-      int base = transaction * 10;
-      container.inTransaction(() -> {
-        for (int i = 0; i < 10; i++) {
-          String order = (base + i) % 8 == 7 ? null : "order-" + (base + i) % 5;
-          long id = outbox.publish(new OrderEvent(order, base + i));
-          published.add(id);
-          if (order != null) {
-            publishedByGroup.computeIfAbsent(order, key -> new ArrayList<>()).add(id);
-          }
-        }
-      });
-    }
+    RedeliveredOrders orders = RedeliveredOrders.publish(container, outbox);
 
     ProcessingConsumer consumer = new ProcessingConsumer(container);
     long deadline = System.nanoTime() + WAIT.toNanos();
-    while (consumer.processed().size() < published.size()
-        || consumer.received() < published.size() + redelivering.recordsSentAgain()) {
+    while (!orders.allConsumed(consumer, redelivering)) {
       assertThat(System.nanoTime()).as("all deliveries consumed within " + WAIT).isLessThan(deadline);
       GetResponse delivery = channel.basicGet(queue, false);
       if (delivery == null) {
@@ -113,12 +96,6 @@ class RabbitInboxEndToEndTest {
       channel.basicAck(delivery.getEnvelope().getDeliveryTag(), false);
     }
 
-    assertThat(redelivering.rolledBack()).isEqualTo(3);
-    assertThat(redelivering.recordsSentAgain()).isPositive();
-    assertThat(consumer.received()).isEqualTo(published.size() + redelivering.recordsSentAgain());
-    assertThat(consumer.dropped()).isEqualTo(redelivering.recordsSentAgain());
-    assertThat(consumer.processedIds()).containsExactlyInAnyOrderElementsOf(published);
-    assertThat(consumer.processedByGroup()).isEqualTo(publishedByGroup);
-    assertThat(ProcessingConsumer.rowsWritten(container, published)).isEqualTo(published.size());
+    orders.assertEachProcessedOnceInGroupOrder(container, consumer, redelivering);
   }
 }

@@ -54,6 +54,8 @@ class EnvironmentVariableConfigTest {
     env.put("OUTBOX_ORDERS_RELAY_TIMEOUT", "20s");
     env.put("OUTBOX_ORDERS_TRANSACTION_TIMEOUT", "40s");
     env.put("OUTBOX_ORDERS_MAX_PAYLOAD_SIZE", "512KB");
+    env.put("OUTBOX_ORDERS_MAX_DELAY", "2d");
+    env.put("OUTBOX_ORDERS_ADMIN_CHUNK_SIZE", "500");
     env.put("OUTBOX_ORDERS_JMS_CONNECTION_FACTORY", "jms/cf");
     env.put("OUTBOX_ORDERS_JMS_DESTINATION", "jms/orders");
     env.put("OUTBOX_WORKER", "none");
@@ -97,6 +99,8 @@ class EnvironmentVariableConfigTest {
     assertThat(orders.relayTimeout()).isEqualTo(Duration.ofSeconds(20));
     assertThat(orders.transactionTimeout()).isEqualTo(Duration.ofSeconds(40));
     assertThat(orders.maxPayloadSize()).isEqualTo(512 * 1024);
+    assertThat(orders.maxDelay()).isEqualTo(Duration.ofDays(2));
+    assertThat(orders.adminChunkSize()).isEqualTo(500);
     assertThat(configuration.workerMode()).isEqualTo(WorkerMode.NONE);
     assertThat(configuration.workerExecutor()).contains("concurrent/workers");
     assertThat(configuration.workerThreads()).isEqualTo(3);

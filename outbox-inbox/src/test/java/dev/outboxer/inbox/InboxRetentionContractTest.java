@@ -11,12 +11,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,23 +27,18 @@ abstract class InboxRetentionContractTest {
   private static final Duration RETENTION = Duration.ofDays(7);
 
   private final SettableClock clock = new SettableClock();
-  private final ExecutorService consumers = Executors.newFixedThreadPool(2);
   private DataSource dataSource;
   private Inbox inbox;
 
   abstract TestDatabase database();
 
+  /** Fresh tables, and an inbox on the test's clock that deduplicates outbox {@code audit} by id. */
   @BeforeEach
-  void createTables() throws SQLException {
+  void freshInbox() throws SQLException {
     database().assumeAvailable();
     InboxTestSchema.reset(database());
     dataSource = InboxTestSchema.dataSource(database());
-    inbox = Inbox.builder(dataSource).deduplicateById("audit").clock(clock).build();
-  }
-
-  @AfterEach
-  void stopConsumers() {
-    consumers.shutdownNow();
+    inbox = Inbox.builder(dataSource).clock(clock).deduplicateById("audit").build();
   }
 
   @Test
@@ -109,14 +100,19 @@ abstract class InboxRetentionContractTest {
     clock.advance(Duration.ofDays(8));
     AtomicBoolean consuming = new AtomicBoolean(true);
     List<Long> acceptedNanos = new CopyOnWriteArrayList<>();
-    Future<?> consumer = consumers.submit(() -> {
-      for (long id = 1; consuming.get(); id++) {
-        if (accepted("orders", "live", id)) {
-          acceptedNanos.add(System.nanoTime());
+    List<Throwable> consumerFailures = new CopyOnWriteArrayList<>();
+    Thread consumer = new Thread(() -> {
+      try {
+        for (long id = 1; consuming.get(); id++) {
+          if (accepted("orders", "live", id)) {
+            acceptedNanos.add(System.nanoTime());
+          }
         }
+      } catch (SQLException | RuntimeException e) {
+        consumerFailures.add(e);
       }
-      return null;
-    });
+    }, "consumer");
+    consumer.start();
     Thread.sleep(100);
     long started = System.nanoTime();
     InboxRetention.Run run;
@@ -126,7 +122,8 @@ abstract class InboxRetentionContractTest {
       consuming.set(false);
     }
     long ended = System.nanoTime();
-    consumer.get();
+    consumer.join(10_000);
+    assertThat(consumerFailures).as("the consumer's failures").isEmpty();
 
     assertThat(run.removed()).as("forgotten").isEqualTo(2 * old);
     assertThat(run.chunks()).as("chunks, one transaction each").isEqualTo(2 * old / 500);

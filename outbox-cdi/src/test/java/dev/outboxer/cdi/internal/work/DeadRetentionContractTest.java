@@ -10,7 +10,6 @@ import dev.outboxer.cdi.internal.LogCapture;
 import dev.outboxer.cdi.internal.Rows;
 import dev.outboxer.cdi.internal.ScriptedRelay;
 import dev.outboxer.cdi.internal.store.DeadMessageStatements;
-import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.testing.OutboxMetricsProbe;
 import dev.outboxer.testing.OutboxTestContainer;
 import dev.outboxer.testing.TestDatabase;
@@ -31,6 +30,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntFunction;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import java.util.stream.Collectors;
@@ -121,19 +121,7 @@ abstract class DeadRetentionContractTest {
     Rows.clear(database());
     ScriptedRelay.reset();
     FAIL.clear();
-    ScriptedRelay.script((batch, node) -> {
-      for (OutboxRecord record : batch.records()) {
-        if (batch.heldBack(record)) {
-          continue;
-        }
-        RuntimeException failure = FAIL.get(record.id());
-        if (failure != null) {
-          batch.fail(record, failure);
-        } else {
-          ScriptedRelay.send(batch, record, node);
-        }
-      }
-    });
+    ScriptedRelay.script(ScriptedRelay.failing(FAIL));
   }
 
   @AfterEach
@@ -218,26 +206,9 @@ abstract class DeadRetentionContractTest {
         () -> ScriptedRelay.deliveredIdsByGroup().toString());
     container.clock().advance(Duration.ofDays(8));
 
-    AtomicBoolean publishing = new AtomicBoolean(true);
     List<Long> later = new CopyOnWriteArrayList<>();
-    Thread publisher = new Thread(() -> {
-      for (int i = 5; publishing.get() || i < 10; i++) {
-        int sequence = i;
-        try {
-          later.add(container.inTransaction(() -> outbox.publish("aged", new Keyed("g", sequence))));
-        } catch (Exception e) {
-          throw new AssertionError("publish during retention failed", e);
-        }
-      }
-    }, "publisher");
-    publisher.start();
-    DeadMessageRetention.Run run;
-    try {
-      run = retention.run("aged");
-    } finally {
-      publishing.set(false);
-      publisher.join(10_000);
-    }
+    DeadMessageRetention.Run run = runWhilePublishing(sequence -> new Keyed("g", 5 + sequence), 5, later,
+        new ArrayList<>()).run();
 
     assertThat(run.removed()).isEqualTo(1);
     assertThat(Rows.status(database(), dead)).isNull();
@@ -316,32 +287,13 @@ abstract class DeadRetentionContractTest {
       // Created on 2026-01-01 without a last attempt: dead since then.
       DeadMessages.insert(database(), connection, "aged", dead, 100);
     }
-    AtomicBoolean publishing = new AtomicBoolean(true);
     List<Long> published = new CopyOnWriteArrayList<>();
     List<Long> publishedNanos = new CopyOnWriteArrayList<>();
-    Thread publisher = new Thread(() -> {
-      for (int i = 0; publishing.get(); i++) {
-        int sequence = i;
-        try {
-          published.add(container.inTransaction(() -> outbox.publish("aged", new Keyed("live" + sequence % 7,
-              sequence))));
-          publishedNanos.add(System.nanoTime());
-        } catch (Exception e) {
-          throw new AssertionError("publish during retention failed", e);
-        }
-      }
-    }, "publisher");
-    publisher.start();
-    Thread.sleep(100);
-    long started = System.nanoTime();
-    DeadMessageRetention.Run run;
-    try {
-      run = retention.run("aged");
-    } finally {
-      publishing.set(false);
-      publisher.join(10_000);
-    }
-    long ended = System.nanoTime();
+    WhilePublishing whilePublishing = runWhilePublishing(sequence -> new Keyed("live" + sequence % 7, sequence), 0,
+        published, publishedNanos);
+    DeadMessageRetention.Run run = whilePublishing.run();
+    long started = whilePublishing.startedNanos();
+    long ended = whilePublishing.endedNanos();
 
     assertThat(run.removed()).as("removed").isEqualTo(dead);
     assertThat(run.chunks()).as("chunks, one transaction each").isEqualTo(dead / CHUNK);
@@ -370,6 +322,42 @@ abstract class DeadRetentionContractTest {
         () -> Rows.messages(database(), "scheduled") == 0, logs::dump);
     assertThat(logs.messages(Level.INFO)).anyMatch(line -> line.startsWith("Outbox 'scheduled':")
         && line.contains("removed " + dead.size() + " dead message(s)"));
+  }
+
+  /** A run of outbox {@code aged}'s retention, and when it started and ended. */
+  private record WhilePublishing(DeadMessageRetention.Run run, long startedNanos, long endedNanos) {}
+
+  /**
+   * Runs outbox {@code aged}'s retention while a thread of its own publishes to it, one message a
+   * transaction, from a little before the run until it ended, and at least {@code atLeast} messages.
+   *
+   * @param ids where the ids go, in publish order
+   * @param committedNanos when each publish committed
+   */
+  private WhilePublishing runWhilePublishing(IntFunction<Keyed> message, int atLeast, List<Long> ids,
+      List<Long> committedNanos) throws InterruptedException {
+    AtomicBoolean publishing = new AtomicBoolean(true);
+    Thread publisher = new Thread(() -> {
+      for (int sequence = 0; publishing.get() || sequence < atLeast; sequence++) {
+        Keyed next = message.apply(sequence);
+        try {
+          ids.add(container.inTransaction(() -> outbox.publish("aged", next)));
+          committedNanos.add(System.nanoTime());
+        } catch (Exception e) {
+          throw new AssertionError("publish during retention failed", e);
+        }
+      }
+    }, "publisher");
+    publisher.start();
+    Thread.sleep(100);
+    long started = System.nanoTime();
+    try {
+      DeadMessageRetention.Run run = retention.run("aged");
+      return new WhilePublishing(run, started, System.nanoTime());
+    } finally {
+      publishing.set(false);
+      publisher.join(10_000);
+    }
   }
 
   /** Dead messages of the outbox that died 300 days ago. */

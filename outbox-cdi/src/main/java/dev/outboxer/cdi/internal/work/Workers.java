@@ -45,6 +45,11 @@ public class Workers implements PartitionWorker.LayoutListener {
   private static final Logger LOG = Logger.getLogger(Workers.class.getName());
   private static final int MAX_OWN_THREADS = 16;
   private static final Duration SUPERVISION_INTERVAL = Duration.ofSeconds(1);
+  /**
+   * How often the scheduler asks whether an outbox's dead-retention is due: its {@code
+   * retention-interval} is measured on Outboxer's clock ({@link TimeSource}), so tests step it.
+   */
+  private static final Duration RETENTION_CHECK = Duration.ofSeconds(1);
 
   @Inject OutboxConfiguration configuration;
   @Inject BatchProcessor processor;
@@ -53,6 +58,7 @@ public class Workers implements PartitionWorker.LayoutListener {
   @Inject Relays relays;
   @Inject dev.outboxer.cdi.internal.tx.TwoPhaseCommitCheck twoPhaseCommit;
   @Inject BacklogMonitor backlog;
+  @Inject DeadMessageRetention retention;
   @Inject Database database;
   @Inject jakarta.enterprise.inject.Instance<jakarta.enterprise.concurrent.ManagedScheduledExecutorService>
       managedExecutors;
@@ -67,6 +73,7 @@ public class Workers implements PartitionWorker.LayoutListener {
   private ScheduledExecutorService ownExecutor;
   private ScheduledExecutorService supervisor;
   private ScheduledFuture<?> backlogRefresh;
+  private ScheduledFuture<?> retentionRuns;
   private volatile long lastBacklogRefresh;
 
   /** The workers of one outbox and the layout they follow. */
@@ -132,6 +139,11 @@ public class Workers implements PartitionWorker.LayoutListener {
       }
       long refresh = configuration.metricsRefresh().toMillis();
       backlogRefresh = executor.scheduleWithFixedDelay(this::refreshBacklog, 0, refresh, TimeUnit.MILLISECONDS);
+      if (anyRetention()) {
+        // On the workers' pool, one run at a time: a long run delays the next check, never a partition's worker.
+        retentionRuns = executor.scheduleWithFixedDelay(this::runRetention, 0, RETENTION_CHECK.toMillis(),
+            TimeUnit.MILLISECONDS);
+      }
       supervisor = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "outboxer-supervisor");
         thread.setDaemon(true);
@@ -294,6 +306,24 @@ public class Workers implements PartitionWorker.LayoutListener {
       lastBacklogRefresh = now;
       refreshBacklog();
     }
+    if (anyRetention()) {
+      runRetention();
+    }
+  }
+
+  private boolean anyRetention() {
+    return configuration.outboxes().values().stream().anyMatch(settings -> settings.deadRetention() != null);
+  }
+
+  private void runRetention() {
+    if (stopping) {
+      return;
+    }
+    try {
+      retention.runDue(() -> stopping);
+    } catch (RuntimeException | LinkageError e) {
+      LOG.log(Level.WARNING, "Outboxer's dead-retention failed; it is tried again at the next interval", e);
+    }
   }
 
   private void refreshBacklog() {
@@ -355,6 +385,9 @@ public class Workers implements PartitionWorker.LayoutListener {
     stopping = true;
     if (backlogRefresh != null) {
       backlogRefresh.cancel(false);
+    }
+    if (retentionRuns != null) {
+      retentionRuns.cancel(false);
     }
     if (supervisor != null) {
       supervisor.shutdownNow();

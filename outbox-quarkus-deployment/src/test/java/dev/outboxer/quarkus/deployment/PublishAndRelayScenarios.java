@@ -21,25 +21,29 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Outboxer in a Quarkus application (JVM mode) on PostgreSQL: {@code @Inject Outbox} in an
+ * Outboxer in a Quarkus application (JVM mode), the scenarios each database runs (one application
+ * per subclass, which names the database): {@code @Inject Outbox} in an
  * {@code @ApplicationScoped @Transactional} bean writes in the caller's Narayana transaction through
  * Hibernate ORM on Quarkus' Agroal data source; a rollback writes nothing; the workers run on
  * Quarkus' executor and relay through a custom {@code @Named} relay and the local relay, in order
  * per group with concurrent publishers. The partition count comes from an environment variable
  * (OUTBOX_ORDERS_PARTITIONS, set for the tests in the pom).
  */
-class QuarkusPublishAndRelayTest {
+abstract class PublishAndRelayScenarios {
 
-  private static final TestDatabase DATABASE = TestDatabase.POSTGRESQL;
+  /** The application of a subclass: the scenarios' beans on {@code database}. */
+  static QuarkusUnitTest application(TestDatabase database, Class<? extends PublishAndRelayScenarios> test) {
+    return QuarkusTestApplication.on(database, PublishAndRelayScenarios.class, test, OrderPlaced.class,
+            ShipmentRequested.class, OrderService.class, ShipmentHandler.class, ThreadRecordingRelay.class,
+            RecordingRelay.class, TestOrder.class)
+        .overrideConfigKey("outbox.orders.relay", "thread-recording")
+        .overrideConfigKey("outbox.shipping.relay", "local");
+  }
 
-  @RegisterExtension
-  static final QuarkusUnitTest APP = QuarkusTestApplication.on(DATABASE, OrderPlaced.class, ShipmentRequested.class,
-          OrderService.class, ShipmentHandler.class, ThreadRecordingRelay.class, RecordingRelay.class, TestOrder.class)
-      .overrideConfigKey("outbox.orders.relay", "thread-recording")
-      .overrideConfigKey("outbox.shipping.relay", "local");
+  /** The database of the subclass's application. */
+  abstract TestDatabase database();
 
   @Inject OrderService orders;
   @Inject RecordingRelay relayed;
@@ -141,8 +145,8 @@ class QuarkusPublishAndRelayTest {
     return ids == null ? List.of() : ids;
   }
 
-  private static long count(String sql) throws Exception {
-    try (Connection connection = DATABASE.connect(); Statement statement = connection.createStatement();
+  private long count(String sql) throws Exception {
+    try (Connection connection = database().connect(); Statement statement = connection.createStatement();
         ResultSet rows = statement.executeQuery(sql)) {
       rows.next();
       return rows.getLong(1);

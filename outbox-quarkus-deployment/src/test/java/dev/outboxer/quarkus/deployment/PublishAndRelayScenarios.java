@@ -3,11 +3,15 @@ package dev.outboxer.quarkus.deployment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.testing.RecordingRelay;
 import dev.outboxer.testing.TestDatabase;
 import dev.outboxer.testing.TestOrder;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.QuarkusUnitTest;
+import io.smallrye.health.SmallRyeHealthReporter;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -28,7 +32,8 @@ import org.junit.jupiter.api.Test;
  * {@code @ApplicationScoped @Transactional} bean writes in the caller's Narayana transaction through
  * Hibernate ORM on Quarkus' Agroal data source; a rollback writes nothing; the workers run on
  * Quarkus' executor and relay through a custom {@code @Named} relay and the local relay, in order
- * per group with concurrent publishers. The partition count comes from an environment variable
+ * per group with concurrent publishers; the counters reach Quarkus' Micrometer registry and the
+ * readiness checks of outbox-health SmallRye Health. The partition count comes from an environment variable
  * (OUTBOX_ORDERS_PARTITIONS, set for the tests in the pom).
  */
 abstract class PublishAndRelayScenarios {
@@ -49,6 +54,8 @@ abstract class PublishAndRelayScenarios {
   @Inject RecordingRelay relayed;
   @Inject ThreadRecordingRelay relay;
   @Inject ShipmentHandler shipments;
+  @Inject MeterRegistry meters;
+  @Inject SmallRyeHealthReporter health;
 
   @Test
   void publishesInTheCallersTransactionAndRelaysOnQuarkusWorkerThreads() throws Exception {
@@ -117,6 +124,27 @@ abstract class PublishAndRelayScenarios {
       assertThat(sequences).as("the order of %s's events as relayed", customer)
           .isEqualTo(java.util.stream.IntStream.rangeClosed(1, ordersEach).boxed().toList());
     }
+  }
+
+  @Test
+  void countsInQuarkusMicrometerAndIsReadyInSmallRyeHealth() throws Exception {
+    orders.place(500, "eve", 1, false, false);
+    awaitConfirmedInGroup("eve", 1);
+
+    // The relayed counter moves once the worker's transaction has committed, just after the relay confirmed.
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (counted(OutboxMetrics.RELAYED) < 1 && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(counted(OutboxMetrics.PUBLISHED)).isGreaterThanOrEqualTo(1);
+    assertThat(counted(OutboxMetrics.RELAYED)).isGreaterThanOrEqualTo(1);
+    String readiness = health.getReadiness().getPayload().toString();
+    assertThat(readiness).contains("\"outbox-started\"").contains("\"status\":\"UP\"").doesNotContain("DOWN");
+  }
+
+  private double counted(String counter) {
+    Counter found = meters.find(counter).tag("outbox", "orders").counter();
+    return found == null ? 0 : found.count();
   }
 
   @Test

@@ -36,10 +36,7 @@ public class OutboxerStart {
   private volatile DeploymentCheck check;
 
   void onStart(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) StartupEvent event) throws Exception {
-    DeploymentCheck checked = check();
-    if (checked.failure().isPresent()) {
-      throw checked.failure().get();
-    }
+    passedCheck();
     runtime.start();
   }
 
@@ -50,15 +47,11 @@ public class OutboxerStart {
   @Produces
   @Singleton
   OutboxConfiguration configuration() {
-    DeploymentCheck checked = check();
-    if (checked.failure().isPresent()) {
-      throw checked.failure().get();
-    }
-    return checked.configuration().orElseThrow();
+    return passedCheck().configuration().orElseThrow();
   }
 
-  /** The check, run once: at start, or earlier if a bean needs the configuration first. */
-  private DeploymentCheck check() {
+  /** The check, run once: at start, or earlier if a bean needs the configuration first; its problems as one failure. */
+  private DeploymentCheck passedCheck() {
     DeploymentCheck checked = check;
     if (checked == null) {
       synchronized (this) {
@@ -68,6 +61,9 @@ public class OutboxerStart {
           check = checked;
         }
       }
+    }
+    if (checked.failure().isPresent()) {
+      throw checked.failure().get();
     }
     return checked;
   }

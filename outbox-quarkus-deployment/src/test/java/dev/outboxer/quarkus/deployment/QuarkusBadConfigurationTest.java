@@ -2,7 +2,6 @@ package dev.outboxer.quarkus.deployment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.testing.RecordingRelay;
 import dev.outboxer.testing.TestDatabase;
 import io.quarkus.test.QuarkusUnitTest;
@@ -25,11 +24,7 @@ class QuarkusBadConfigurationTest {
       .overrideConfigKey("outbox.billing.batch-size", "lots")
       .overrideConfigKey("outbox.audit.relay", "recordng")
       .assertException(failure -> {
-        Throwable problem = failure;
-        // The application's classes (Outboxer's exception among them) come from Quarkus' class loader: by name.
-        while (problem != null && !problem.getClass().getName().equals(OutboxConfigurationException.class.getName())) {
-          problem = problem.getCause();
-        }
+        Throwable problem = QuarkusTestApplication.configurationProblem(failure);
         assertThat(problem).as("the start failed with Outboxer's configuration problems: %s", failure).isNotNull();
         assertThat(problem.getMessage())
             .contains("outbox.orders.max-atempts").contains("max-attempts")

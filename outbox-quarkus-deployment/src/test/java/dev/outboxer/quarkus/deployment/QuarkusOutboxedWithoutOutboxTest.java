@@ -2,7 +2,6 @@ package dev.outboxer.quarkus.deployment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.testing.RecordingRelay;
 import dev.outboxer.testing.TestDatabase;
 import io.quarkus.test.QuarkusUnitTest;
@@ -21,11 +20,7 @@ class QuarkusOutboxedWithoutOutboxTest {
           ShipmentRequested.class)
       .overrideConfigKey("outbox.orders.relay", "recording")
       .assertException(failure -> {
-        Throwable problem = failure;
-        // The application's classes come from Quarkus' class loader: by name.
-        while (problem != null && !problem.getClass().getName().equals(OutboxConfigurationException.class.getName())) {
-          problem = problem.getCause();
-        }
+        Throwable problem = QuarkusTestApplication.configurationProblem(failure);
         assertThat(problem).as("the start failed with Outboxer's configuration problem: %s", failure).isNotNull();
         assertThat(problem.getMessage()).contains(ShipmentRequested.class.getName())
             .contains("@Outboxed(\"shipping\")").contains("outbox.shipping.relay");

@@ -1,5 +1,6 @@
 package dev.outboxer.quarkus.deployment;
 
+import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.testing.TestDatabase;
 import io.quarkus.test.QuarkusUnitTest;
 
@@ -28,5 +29,17 @@ final class QuarkusTestApplication {
         .overrideConfigKey("quarkus.datasource.password", database.password())
         .overrideConfigKey("quarkus.hibernate-orm.schema-management.strategy", "none")
         .overrideConfigKey("quarkus.log.category.\"dev.outboxer\".level", "WARN");
+  }
+
+  /**
+   * Outboxer's configuration failure in the chain of a failed start, or null. By class name: the
+   * application's classes, Outboxer's exception among them, come from Quarkus' class loader.
+   */
+  static Throwable configurationProblem(Throwable failure) {
+    Throwable problem = failure;
+    while (problem != null && !problem.getClass().getName().equals(OutboxConfigurationException.class.getName())) {
+      problem = problem.getCause();
+    }
+    return problem;
   }
 }

@@ -31,8 +31,9 @@ import javax.naming.NoInitialContextException;
 
 /**
  * This node's partition workers: one per partition in force of every outbox, started and stopped
- * with the application, scheduled on a ManagedScheduledExecutorService (or a plain pool in Java SE)
- * or by EJB timer ticks, as {@code outbox.worker} says.
+ * with the application, scheduled on a ManagedScheduledExecutorService (or the platform's {@link
+ * PlatformExecutor} in Quarkus, or a plain pool in Java SE) or by EJB timer ticks, as {@code
+ * outbox.worker} says.
  *
  * <p>The partitions in force are the cluster's, read from the database at every claim, not this
  * node's configuration: when another node changes the count, this node starts and stops workers to
@@ -62,6 +63,7 @@ public class Workers implements PartitionWorker.LayoutListener {
   @Inject Database database;
   @Inject jakarta.enterprise.inject.Instance<jakarta.enterprise.concurrent.ManagedScheduledExecutorService>
       managedExecutors;
+  @Inject @PlatformExecutor jakarta.enterprise.inject.Instance<ScheduledExecutorService> platformExecutors;
 
   /** Per outbox, its workers on this node by partition. */
   private final Map<String, OutboxWorkers> outboxes = new ConcurrentHashMap<>();
@@ -426,6 +428,11 @@ public class Workers implements PartitionWorker.LayoutListener {
     if (configuration.workerExecutor().isEmpty() && managedExecutors.isResolvable()) {
       // Java SE with a container that provides one as a CDI bean (and tests that inject faults into it).
       return managedExecutors.get();
+    }
+    if (configuration.workerExecutor().isEmpty() && platformExecutors.isResolvable()) {
+      // A platform without Jakarta Concurrency that offers its own managed pool (Quarkus).
+      LOG.info("Outboxer: the workers run on the platform's executor");
+      return platformExecutors.get();
     }
     String name = configuration.workerExecutor().orElse(CoreSettings.WORKER_EXECUTOR.defaultValue().orElseThrow());
     try {

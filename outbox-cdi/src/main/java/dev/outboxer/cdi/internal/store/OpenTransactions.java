@@ -4,21 +4,18 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import dev.outboxer.OpenTransaction;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
 
 /**
  * PostgreSQL: the oldest transaction still open in this database on another connection, as {@code
  * pg_stat_activity} shows it to the application's user (other users' sessions show no query).
- * Asked only when the worker's probe already found one open for long (see {@code
- * LongTransactionWarnings}), never per batch.
+ * Asked by a worker only when its probe already found one open for long (see {@code
+ * LongTransactionWarnings}), never per batch; by the gauges' refresh ({@code BacklogMonitor}) and
+ * {@code OutboxAdmin.oldestOpenTransaction} when they are asked.
  */
 public final class OpenTransactions {
-
-  /** An open transaction: the session's process id, user, application, client, state and query. */
-  public record OpenTransaction(int pid, String user, String application, String client, String state,
-      Instant since, Duration age, String query) {}
 
   private OpenTransactions() {}
 

@@ -1,6 +1,6 @@
 package dev.outboxer.cdi.internal.work;
 
-import dev.outboxer.cdi.internal.store.OpenTransactions.OpenTransaction;
+import dev.outboxer.OpenTransaction;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;

@@ -46,7 +46,7 @@ class LongTransactionWarningsTest {
         }
       }
       AtomicInteger lookUps = new AtomicInteger();
-      java.util.concurrent.Callable<Optional<OpenTransactions.OpenTransaction>> lookUp = () -> {
+      java.util.concurrent.Callable<Optional<dev.outboxer.OpenTransaction>> lookUp = () -> {
         lookUps.incrementAndGet();
         return OpenTransactions.oldest(worker);
       };

@@ -17,13 +17,24 @@ import java.util.Optional;
  */
 public final class OpenTransactions {
 
+  /**
+   * The {@code pg_stat_activity} rows of transactions open on other sessions of this database. An
+   * {@code idle} session is not in a transaction of its own, even where the row shows a {@code
+   * xact_start}: the server then runs a short transaction for it (it delivers notifications to a
+   * {@code LISTEN}ing session, such as the cross-node wake-up's, reading them from the queue), and
+   * dates that transaction from the session's last statement, which may be hours old; a client slow
+   * to read its notifications keeps it there. Such a transaction writes no outbox rows. Shared with
+   * the workers' probe of running transactions ({@code PostgresBatchSql}).
+   */
+  public static final String OTHER_SESSIONS_IN_TRANSACTION = "datname = current_database() AND pid <> pg_backend_pid()"
+      + " AND xact_start IS NOT NULL AND state IS DISTINCT FROM 'idle'";
+
   private OpenTransactions() {}
 
   public static Optional<OpenTransaction> oldest(Connection connection) throws SQLException {
     try (PreparedStatement statement = connection.prepareStatement("SELECT pid, usename, application_name,"
         + " COALESCE(host(client_addr), 'local'), state, xact_start, EXTRACT(EPOCH FROM clock_timestamp() - xact_start),"
-        + " left(query, 200) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        + " AND xact_start IS NOT NULL ORDER BY xact_start LIMIT 1");
+        + " left(query, 200) FROM pg_stat_activity WHERE " + OTHER_SESSIONS_IN_TRANSACTION + " ORDER BY xact_start LIMIT 1");
         ResultSet rows = statement.executeQuery()) {
       if (!rows.next()) {
         return Optional.empty();

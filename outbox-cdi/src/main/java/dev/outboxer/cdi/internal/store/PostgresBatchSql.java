@@ -94,7 +94,8 @@ final class PostgresBatchSql implements BatchSql {
       + "   OR EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
       + "     AND backend_type = 'client backend' AND state IS NULL)"
       + " THEN 0 ELSE CAST(EXTRACT(EPOCH FROM COALESCE((SELECT MIN(xact_start) FROM pg_stat_activity"
-      + "   WHERE " + OpenTransactions.OTHER_SESSIONS_IN_TRANSACTION + "), clock_timestamp())) * 1000000 AS bigint) END";
+      + "   WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL),"
+      + "   clock_timestamp())) * 1000000 AS bigint) END";
   private static final String NO_PROBE_POSTGRESQL = "CAST(0 AS bigint)";
   private static final String READ_POSTGRESQL_BODY = " AS extra WHERE " + CLAIMED
       + " UNION ALL SELECT 'W', id, group_key, NULL, NULL, NULL, NULL, 0, next_attempt_at, NULL, 0 FROM w"

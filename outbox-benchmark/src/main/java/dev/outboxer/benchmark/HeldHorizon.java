@@ -182,12 +182,13 @@ public final class HeldHorizon {
         + " transaction that ran SELECT count(*) FROM outbox_message stays open through the whole phase.%n%n",
         traffic.toSeconds(), rate, backlog));
     out.append("| phase | traffic msg/s | latency p50 ms | p99 ms | drain msg/s | dead rows after traffic | after drain"
-        + " | heap after drain | indexes after drain |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        + " | heap after drain | indexes after drain | outbox_partition after drain |\n"
+        + "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for (Phase phase : List.of(clean, held)) {
-      out.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %.2f | %,.0f | %,d | %,d | %s | %s |%n",
+      out.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %.2f | %,.0f | %,d | %,d | %s | %s | %s |%n",
           phase.name(), phase.achievedRate(), phase.p50(), phase.p99(), phase.drainRate(),
           phase.afterTraffic().deadRows(), phase.afterDrain().deadRows(), TableSizes.mb(phase.afterDrain().heapBytes()),
-          TableSizes.mb(phase.afterDrain().indexBytes())));
+          TableSizes.mb(phase.afterDrain().indexBytes()), TableSizes.mb(phase.afterDrain().partitionTableBytes())));
     }
     double drainRatio = held.drainRate() / clean.drainRate();
     double latencyRatio = held.p99() / clean.p99();

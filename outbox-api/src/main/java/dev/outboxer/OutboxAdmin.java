@@ -118,6 +118,19 @@ public interface OutboxAdmin {
   }
 
   /**
+   * Names the oldest transaction open on another session of the outbox's database: one open for
+   * long (a report, a {@code psql} left in {@code BEGIN}) slows every outbox's draining down on
+   * PostgreSQL until it ends (see {@link OpenTransaction}). One query of the database's session
+   * list, cheap enough for a frequent probe. PostgreSQL only; empty on other databases.
+   *
+   * @return the oldest open transaction of another session, or empty if there is none (or the
+   *     database is not PostgreSQL)
+   */
+  default java.util.Optional<OpenTransaction> oldestOpenTransaction() {
+    return java.util.Optional.empty();
+  }
+
+  /**
    * Tells whether Outboxer finished starting on this node: the schema was checked, the rules are in
    * line with the configuration and the workers (if any) started.
    *

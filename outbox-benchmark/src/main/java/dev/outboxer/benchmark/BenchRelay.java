@@ -29,7 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
 class BenchRelay implements Relay {
 
   /** What a run wants from the relay of one outbox; any part may be null. */
-  record Plan(DrainProbe probe, String failingGroup, Receipts receipts) {}
+  record Plan(DrainProbe probe, String failingGroup, Arrivals receipts) {}
 
   private static final Map<String, Plan> PLANS = new ConcurrentHashMap<>();
 
@@ -46,7 +46,7 @@ class BenchRelay implements Relay {
     Plan plan = PLANS.get(batch.outbox());
     DrainProbe probe = plan == null ? null : plan.probe();
     String failing = plan == null ? null : plan.failingGroup();
-    Receipts receipts = plan == null ? null : plan.receipts();
+    Arrivals receipts = plan == null ? null : plan.receipts();
     if (probe != null) {
       probe.handed();
     }

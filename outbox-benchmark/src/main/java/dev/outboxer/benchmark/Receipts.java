@@ -5,11 +5,12 @@ import java.util.HashMap;
 import java.util.Map;
 
 /** When each message of a latency run reached the relay (or gruelbox's task), by key. Thread-safe. */
-final class Receipts {
+final class Receipts implements Arrivals {
 
   private final Map<Long, Long> nanosByKey = new HashMap<>();
 
-  synchronized void received(long key) {
+  @Override
+  public synchronized void received(long key) {
     nanosByKey.putIfAbsent(key, System.nanoTime());
     notifyAll();
   }

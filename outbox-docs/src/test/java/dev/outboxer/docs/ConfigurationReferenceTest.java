@@ -60,6 +60,7 @@ class ConfigurationReferenceTest {
       Map.entry("outbox.failed.attempts", "a metric"),
       Map.entry("outbox.batch.failures", "a metric"),
       Map.entry("outbox.oldest.pending.age", "a metric"),
+      Map.entry("outbox.oldest.transaction.age", "a metric"),
       Map.entry("outbox.deadlocks", "a metric"),
       Map.entry("outbox.commit.unknown", "a metric"),
       Map.entry("outbox.retention.removed", "a metric"),

@@ -36,6 +36,14 @@ class BacklogCache {
   private final Map<String, Read<OutboxCounts>> counts = new ConcurrentHashMap<>();
   private final Map<String, Read<java.util.SortedMap<Integer, dev.outboxer.PreparedTransaction>>> prepared =
       new ConcurrentHashMap<>();
+  /** One entry (key ""): the transaction belongs to the database, not to an outbox. */
+  private final Map<String, Read<java.util.Optional<dev.outboxer.OpenTransaction>>> openTransactions =
+      new ConcurrentHashMap<>();
+
+  /** The oldest transaction on another session of the database (PostgreSQL), at most a refresh interval old. */
+  Read<java.util.Optional<dev.outboxer.OpenTransaction>> oldestOpenTransaction() {
+    return cached(openTransactions, "", admin::oldestOpenTransaction);
+  }
 
   /** The outbox's partitions with their backlog, at most a refresh interval old. */
   Read<List<PartitionStatus>> partitions(String outbox) {

@@ -32,9 +32,11 @@ import org.eclipse.microprofile.config.Config;
  * @param refreshInterval how long a backlog read from the database is reused
  * @param workerStall per outbox, how long its worker may go without running while messages wait
  * @param maxLag per outbox that sets one, the oldest pending age above which {@code outbox-lag} is DOWN
+ * @param longTransaction how long a transaction on another session may be open before {@code
+ *     outbox-long-transaction} warns
  */
 record HealthSettings(SortedSet<String> outboxes, Duration refreshInterval, Map<String, Duration> workerStall,
-    Map<String, Duration> maxLag) {
+    Map<String, Duration> maxLag, Duration longTransaction) {
 
   /** Added to an outbox's longest healthy quiet time when the default stall time has to be raised. */
   static final Duration STALL_MARGIN = Duration.ofSeconds(10);
@@ -83,6 +85,7 @@ record HealthSettings(SortedSet<String> outboxes, Duration refreshInterval, Map<
     });
     SettingsReader global = SettingsReader.fromConfig(HealthSettingsCatalog.GLOBAL, null, lookup, globalNames);
     Duration refresh = global.get(HealthSettingsCatalog.REFRESH_INTERVAL);
+    Duration longTransaction = global.get(HealthSettingsCatalog.LONG_TRANSACTION);
     Optional<Duration> configuredStall = global.optional(HealthSettingsCatalog.WORKER_STALL);
     Map<String, Duration> stall = new TreeMap<>();
     Map<String, Duration> maxLag = new TreeMap<>();
@@ -94,7 +97,8 @@ record HealthSettings(SortedSet<String> outboxes, Duration refreshInterval, Map<
       problems.addAll(perOutbox.problems());
     }
     problems.addAll(global.problems());
-    HealthSettings settings = new HealthSettings(outboxes, refresh, Map.copyOf(stall), Map.copyOf(maxLag));
+    HealthSettings settings = new HealthSettings(outboxes, refresh, Map.copyOf(stall), Map.copyOf(maxLag),
+        longTransaction);
     return new Result(problems.isEmpty() ? settings : null, List.copyOf(problems));
   }
 

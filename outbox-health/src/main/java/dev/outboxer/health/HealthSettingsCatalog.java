@@ -36,6 +36,11 @@ public final class HealthSettingsCatalog implements SettingsCatalog {
   static final Setting<Duration> REFRESH_INTERVAL = Setting.duration("refresh-interval", CoreSettings.MAX_DURATION)
       .withDefault(Duration.ofSeconds(5))
       .meaning("how long the checks reuse a backlog read from the database");
+  /** {@code outbox.health.long-transaction}. */
+  static final Setting<Duration> LONG_TRANSACTION = Setting.duration("long-transaction", CoreSettings.MAX_DURATION)
+      .withDefault(Duration.ofSeconds(60))
+      .meaning("how long a transaction on another session of the database (PostgreSQL) may be open before"
+          + " `outbox-long-transaction` names it in a warning; the check stays UP");
   /** {@code outbox.<name>.health.max-lag}. */
   static final Setting<Duration> MAX_LAG = Setting.duration("max-lag", CoreSettings.MAX_DURATION)
       .withDefault(null, "none: lag never makes the node DOWN")
@@ -43,7 +48,7 @@ public final class HealthSettingsCatalog implements SettingsCatalog {
 
   /** The global keys, {@code outbox.health.*}. */
   static final SettingsDeclaration GLOBAL = SettingsDeclaration.of("health checks", "outbox-health",
-      "outbox." + SPACE + ".", WORKER_STALL, REFRESH_INTERVAL);
+      "outbox." + SPACE + ".", WORKER_STALL, REFRESH_INTERVAL, LONG_TRANSACTION);
   /** Every outbox's keys, {@code outbox.<name>.health.*}. */
   static final SettingsDeclaration OUTBOX = SettingsDeclaration.of("health checks", "outbox-health",
       "outbox." + ConfigKeyNames.NAME + "." + SPACE + ".", MAX_LAG);

@@ -51,7 +51,7 @@ class FailedDeploymentChecksTest {
     }
     server.shutDownTheFailedContainer();
 
-    assertThat(server.checks).hasSize(4);
+    assertThat(server.checks).hasSize(5);
     for (HealthCheck leftOver : server.checks) {
       HealthCheckResponse response = leftOver.call();
       assertThat(response.getStatus()).as(response.getName()).isEqualTo(HealthCheckResponse.Status.UP);

@@ -39,6 +39,7 @@ class HealthEnvironmentVariablesTest {
     HealthSettings.Result result = read(env(
         "OUTBOX_HEALTH_WORKER_STALL", "2m",
         "OUTBOX_HEALTH_REFRESH_INTERVAL", "3s",
+        "OUTBOX_HEALTH_LONG_TRANSACTION", "90s",
         "OUTBOX_ORDERS_HEALTH_MAX_LAG", "10m",
         "OUTBOX_ORDERS_RELAY_TIMEOUT", "20s",
         "OUTBOX_ORDERS_POLL_INTERVAL", "1s",
@@ -47,6 +48,7 @@ class HealthEnvironmentVariablesTest {
     assertThat(result.problems()).isEmpty();
     assertThat(result.settings().outboxes()).containsExactly("orders");
     assertThat(result.settings().refreshInterval()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(result.settings().longTransaction()).isEqualTo(Duration.ofSeconds(90));
     assertThat(result.settings().workerStall()).containsEntry("orders", Duration.ofMinutes(2));
     assertThat(result.settings().maxLag()).containsEntry("orders", Duration.ofMinutes(10));
   }

@@ -110,7 +110,8 @@ class HealthSettingsTest {
     assertThat(declarations).extracting(SettingsDeclaration::prefix)
         .containsExactly("outbox.health.", "outbox.<name>.health.");
     assertThat(declarations).flatExtracting(SettingsDeclaration::keyPatterns).containsExactly(
-        "outbox.health.worker-stall", "outbox.health.refresh-interval", "outbox.<name>.health.max-lag");
+        "outbox.health.worker-stall", "outbox.health.refresh-interval", "outbox.health.long-transaction",
+        "outbox.<name>.health.max-lag");
     assertThat(declarations).flatExtracting(SettingsDeclaration::settings)
         .allSatisfy(setting -> assertThat(setting.meaning()).isNotBlank());
   }

@@ -115,6 +115,11 @@ public class OutboxAdminBean implements OutboxAdmin {
   }
 
   @Override
+  public java.util.Optional<dev.outboxer.OpenTransaction> oldestOpenTransaction() {
+    return call(statements::oldestOpenTransaction);
+  }
+
+  @Override
   public List<BlockedGroup> blockedGroups(String outbox, int limit) {
     checkLimit(limit);
     configuration.require(outbox);

@@ -14,7 +14,8 @@ interface MetricsSink {
   MetricsSink NONE = new MetricsSink() {
     @Override public void count(String name, String outbox, long increment) {}
     @Override public void timeBatch(String outbox, Duration relayTime) {}
-    @Override public void registerGauges(String outbox, Supplier<OutboxCounts> counts) {}
+    @Override public void registerGauges(String outbox, Supplier<OutboxCounts> counts,
+        Supplier<Duration> oldestTransactionAge) {}
     @Override public void unregister() {}
   };
 
@@ -22,7 +23,7 @@ interface MetricsSink {
 
   void timeBatch(String outbox, Duration relayTime);
 
-  void registerGauges(String outbox, Supplier<OutboxCounts> counts);
+  void registerGauges(String outbox, Supplier<OutboxCounts> counts, Supplier<Duration> oldestTransactionAge);
 
   void unregister();
 }

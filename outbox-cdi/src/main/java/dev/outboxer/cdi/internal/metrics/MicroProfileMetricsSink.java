@@ -69,7 +69,7 @@ final class MicroProfileMetricsSink implements MetricsSink {
   }
 
   @Override
-  public void registerGauges(String outbox, Supplier<OutboxCounts> counts) {
+  public void registerGauges(String outbox, Supplier<OutboxCounts> counts, Supplier<Duration> oldestTransactionAge) {
     Tag tag = tag(outbox);
     registry.gauge(metadata(OutboxMetrics.PENDING, OutboxMetrics.PENDING_DESCRIPTION, MetricUnits.NONE),
         counts, latest -> latest.get().pending(), tag);
@@ -77,7 +77,10 @@ final class MicroProfileMetricsSink implements MetricsSink {
         counts, latest -> latest.get().dead(), tag);
     registry.gauge(metadata(OutboxMetrics.OLDEST_PENDING_AGE, OutboxMetrics.OLDEST_PENDING_AGE_DESCRIPTION,
         MetricUnits.SECONDS), counts, latest -> latest.get().oldestPendingAge().toMillis() / 1000.0, tag);
-    for (String name : new String[] {OutboxMetrics.PENDING, OutboxMetrics.DEAD, OutboxMetrics.OLDEST_PENDING_AGE}) {
+    registry.gauge(metadata(OutboxMetrics.OLDEST_TRANSACTION_AGE, OutboxMetrics.OLDEST_TRANSACTION_AGE_DESCRIPTION,
+        MetricUnits.SECONDS), oldestTransactionAge, age -> age.get().toMillis() / 1000.0, tag);
+    for (String name : new String[] {OutboxMetrics.PENDING, OutboxMetrics.DEAD, OutboxMetrics.OLDEST_PENDING_AGE,
+        OutboxMetrics.OLDEST_TRANSACTION_AGE}) {
       registered.add(new MetricID(name, tag));
     }
   }

@@ -32,7 +32,7 @@ final class MicrometerSink implements MetricsSink {
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
   private final Map<String, Timer> timers = new ConcurrentHashMap<>();
   private final Set<Meter> registered = ConcurrentHashMap.newKeySet();
-  private final Set<Supplier<OutboxCounts>> gaugeSources = ConcurrentHashMap.newKeySet();
+  private final Set<Supplier<?>> gaugeSources = ConcurrentHashMap.newKeySet();
 
   private MicrometerSink(MeterRegistry registry) {
     this.registry = registry;
@@ -60,14 +60,18 @@ final class MicrometerSink implements MetricsSink {
   }
 
   @Override
-  public void registerGauges(String outbox, Supplier<OutboxCounts> counts) {
-    // Micrometer holds a gauge's object weakly, and nothing else may keep the supplier.
+  public void registerGauges(String outbox, Supplier<OutboxCounts> counts, Supplier<Duration> oldestTransactionAge) {
+    // Micrometer holds a gauge's object weakly, and nothing else may keep the suppliers.
     gaugeSources.add(counts);
+    gaugeSources.add(oldestTransactionAge);
     registry.gauge(OutboxMetrics.PENDING, tags(outbox), counts, latest -> latest.get().pending());
     registry.gauge(OutboxMetrics.DEAD, tags(outbox), counts, latest -> latest.get().dead());
     registry.gauge(OutboxMetrics.OLDEST_PENDING_AGE, tags(outbox), counts,
         latest -> latest.get().oldestPendingAge().toMillis() / 1000.0);
-    for (String name : new String[] {OutboxMetrics.PENDING, OutboxMetrics.DEAD, OutboxMetrics.OLDEST_PENDING_AGE}) {
+    registry.gauge(OutboxMetrics.OLDEST_TRANSACTION_AGE, tags(outbox), oldestTransactionAge,
+        age -> age.get().toMillis() / 1000.0);
+    for (String name : new String[] {OutboxMetrics.PENDING, OutboxMetrics.DEAD, OutboxMetrics.OLDEST_PENDING_AGE,
+        OutboxMetrics.OLDEST_TRANSACTION_AGE}) {
       registry.find(name).tags(tags(outbox)).meters().forEach(this::remember);
     }
   }

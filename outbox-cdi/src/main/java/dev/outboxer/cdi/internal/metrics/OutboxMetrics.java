@@ -35,6 +35,7 @@ public class OutboxMetrics {
   public static final String PENDING = "outbox.pending";
   public static final String DEAD = "outbox.dead";
   public static final String OLDEST_PENDING_AGE = "outbox.oldest.pending.age";
+  public static final String OLDEST_TRANSACTION_AGE = "outbox.oldest.transaction.age";
   public static final String RELAY_BATCH = "outbox.relay.batch";
   public static final String BATCH_FAILURES = "outbox.batch.failures";
   public static final String COMMIT_UNKNOWN = "outbox.commit.unknown";
@@ -56,6 +57,9 @@ public class OutboxMetrics {
   static final String PENDING_DESCRIPTION = "Messages waiting to be relayed, retries included";
   static final String DEAD_DESCRIPTION = "Dead messages waiting for retryDead or discard";
   static final String OLDEST_PENDING_AGE_DESCRIPTION = "Age of the oldest pending message: the outbox's lag";
+  static final String OLDEST_TRANSACTION_AGE_DESCRIPTION = "How long the oldest transaction on another session of the"
+      + " outbox's database has been open (PostgreSQL; 0 if none): while it is open, deleted rows stay as dead versions"
+      + " and draining slows down";
 
   @Inject Instance<Object> beans;
 
@@ -93,9 +97,15 @@ public class OutboxMetrics {
     }
   }
 
-  /** The gauges read the given supplier, which must be cheap: it should return cached counts. */
-  public void registerGauges(String outbox, Supplier<OutboxCounts> counts) {
-    safely(() -> sink().registerGauges(outbox, counts));
+  /**
+   * The gauges read the given suppliers, which must be cheap: they should return cached values.
+   *
+   * @param counts the outbox's counts, behind the pending, dead and oldest pending age gauges
+   * @param oldestTransactionAge how long the oldest transaction on another session of the database
+   *     has been open, {@link Duration#ZERO} if none
+   */
+  public void registerGauges(String outbox, Supplier<OutboxCounts> counts, Supplier<Duration> oldestTransactionAge) {
+    safely(() -> sink().registerGauges(outbox, counts, oldestTransactionAge));
   }
 
   /**

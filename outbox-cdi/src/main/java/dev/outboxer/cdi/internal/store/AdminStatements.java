@@ -115,6 +115,12 @@ public class AdminStatements {
     return partitions;
   }
 
+  /** The oldest transaction open on another session of the database (PostgreSQL only; empty elsewhere). */
+  public java.util.Optional<dev.outboxer.OpenTransaction> oldestOpenTransaction(Connection connection)
+      throws SQLException {
+    return database.dialect() == Dialect.POSTGRESQL ? OpenTransactions.oldest(connection) : java.util.Optional.empty();
+  }
+
   /** The prepared transactions holding partitions below {@code partitionCount}, by partition (PostgreSQL only). */
   public java.util.SortedMap<Integer, dev.outboxer.PreparedTransaction> preparedTransactions(Connection connection,
       String outbox, int partitionCount) throws SQLException {

@@ -1,6 +1,6 @@
 package dev.outboxer.cdi.internal.work;
 
-import dev.outboxer.cdi.internal.store.OpenTransactions.OpenTransaction;
+import dev.outboxer.OpenTransaction;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -79,6 +79,13 @@ final class LongTransactionWarnings {
     } catch (Exception e) {
       LOG.log(Level.FINE, "Outbox '" + outbox + "': could not look up the long transaction", e);
       transaction = Optional.empty();
+    }
+    if (transaction.isPresent() && transaction.get().age().compareTo(threshold) < 0) {
+      // The probe's old start belongs to no client transaction: an idle session the server runs a short transaction
+      // for (notifications to a LISTENing session, dated from its last statement), which the look-up leaves out.
+      LOG.fine("Outbox '" + outbox + "': the probe saw a transaction open for " + open.toSeconds() + "s, but the"
+          + " oldest client transaction is " + transaction.get().age().toSeconds() + "s old; nothing to name");
+      return;
     }
     warned.put(outbox, new Warned(transaction.map(OpenTransaction::pid).orElse(0), now));
     LOG.warning(message(outbox, open, transaction));

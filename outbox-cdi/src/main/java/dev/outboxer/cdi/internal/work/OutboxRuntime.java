@@ -195,7 +195,7 @@ public class OutboxRuntime {
     // The workers refresh the counts behind the gauges: a publish-only node would report zeros.
     if (configuration.workerMode() != WorkerMode.NONE && !gaugesRegistered) {
       for (OutboxSettings settings : configuration.outboxes().values()) {
-        metrics.registerGauges(settings.name(), () -> backlog.latest(settings.name()));
+        metrics.registerGauges(settings.name(), () -> backlog.latest(settings.name()), backlog::oldestTransactionAge);
       }
       gaugesRegistered = true;
     }

@@ -34,7 +34,7 @@ class MetricsOptionalTest {
     Method published = metricsClass.getMethod("published", String.class, int.class);
     Method batch = metricsClass.getMethod("batch", String.class, int.class, int.class, int.class,
         Duration.class, boolean.class);
-    Method gauges = metricsClass.getMethod("registerGauges", String.class, Supplier.class);
+    Method gauges = metricsClass.getMethod("registerGauges", String.class, Supplier.class, Supplier.class);
     Method unregister = metricsClass.getMethod("unregister");
     Supplier<OutboxCounts> counts = () -> {
       throw new AssertionError("no gauge may read the counts without a registry");
@@ -42,7 +42,9 @@ class MetricsOptionalTest {
     assertThatCode(() -> {
       published.invoke(metrics, "orders", 3);
       batch.invoke(metrics, "orders", 2, 1, 0, Duration.ofMillis(5), true);
-      gauges.invoke(metrics, "orders", counts);
+      gauges.invoke(metrics, "orders", counts, (Supplier<Duration>) () -> {
+        throw new AssertionError("no gauge may read the transaction age without a registry");
+      });
       unregister.invoke(metrics);
     }).doesNotThrowAnyException();
   }

@@ -9,6 +9,8 @@ import dev.outboxer.testing.OutboxMetricsProbe;
 import dev.outboxer.testing.OutboxTestContainer;
 import dev.outboxer.testing.RecordingRelay;
 import dev.outboxer.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,6 +58,30 @@ class MetricsTest {
         assertThat(batches.getCount()).isGreaterThanOrEqualTo(1);
         assertThat(batches.getElapsedTime()).isPositive();
       });
+    }
+  }
+
+  @Test
+  void the_age_of_a_snapshot_held_open_elsewhere_in_the_database_is_a_gauge_and_falls_to_zero_when_it_ends()
+      throws Exception {
+    try (OutboxTestContainer container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL)
+        .config("outbox.metrics.refresh-interval", "100ms")
+        .config("outbox.orders.relay", "recording")
+        .beans(RecordingRelay.class, OutboxMetricsProbe.class)
+        .start()) {
+      OutboxMetricsProbe metrics = container.select(OutboxMetricsProbe.class);
+      await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+          assertThat(metrics.gauge("outbox.oldest.transaction.age", "orders").doubleValue()).isEqualTo(0.0));
+      try (Connection report = TestDatabase.POSTGRESQL.connect(); Statement statement = report.createStatement()) {
+        report.setAutoCommit(false);
+        report.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+        statement.executeQuery("SELECT count(*) FROM outbox_message").close();
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+            assertThat(metrics.gauge("outbox.oldest.transaction.age", "orders").doubleValue()).isGreaterThan(1.0));
+        report.rollback();
+      }
+      await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+          assertThat(metrics.gauge("outbox.oldest.transaction.age", "orders").doubleValue()).isEqualTo(0.0));
     }
   }
 }

@@ -66,6 +66,7 @@ class MicrometerMetricsTest {
         assertThat(gauge("outbox.pending", "orders")).isEqualTo(1);
         assertThat(gauge("outbox.dead", "letters")).isEqualTo(1);
         assertThat(gauge("outbox.oldest.pending.age", "orders")).isPositive();
+        assertThat(gauge("outbox.oldest.transaction.age", "orders")).as("registered (NaN while missing)").isNotNaN();
         // The timer is updated just after the counters, on the worker's thread.
         Timer batches = REGISTRY.find("outbox.relay.batch").tag("outbox", "orders").timer();
         assertThat(batches).isNotNull();

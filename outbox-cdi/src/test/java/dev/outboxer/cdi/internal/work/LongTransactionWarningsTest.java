@@ -2,6 +2,7 @@ package dev.outboxer.cdi.internal.work;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outboxer.OpenTransaction;
 import dev.outboxer.cdi.internal.LogCapture;
 import dev.outboxer.cdi.internal.store.OpenTransactions;
 import dev.outboxer.testing.TestDatabase;
@@ -46,9 +47,12 @@ class LongTransactionWarningsTest {
         }
       }
       AtomicInteger lookUps = new AtomicInteger();
-      java.util.concurrent.Callable<Optional<OpenTransactions.OpenTransaction>> lookUp = () -> {
+      java.util.concurrent.Callable<Optional<dev.outboxer.OpenTransaction>> lookUp = () -> {
         lookUps.incrementAndGet();
-        return OpenTransactions.oldest(worker);
+        // The session as pg_stat_activity names it; its age as old as the probe's clock says (the test's
+        // transaction is seconds old, the probe's times are made up).
+        return OpenTransactions.oldest(worker).map(t -> new OpenTransaction(t.pid(), t.user(), t.application(),
+            t.client(), t.state(), t.since(), Duration.ofMinutes(3), t.query()));
       };
 
       warnings.observed("orders", NOW_MICROS, NOW_MICROS - Duration.ofMinutes(3).toNanos() / 1000, lookUp);
@@ -72,6 +76,20 @@ class LongTransactionWarningsTest {
           "Outbox 'orders': the long transaction (pid " + reportPid + ") that held the outbox back has ended"));
     } finally {
       logger.setLevel(level);
+    }
+  }
+
+  @Test
+  void a_probe_that_saw_an_old_start_whose_session_look_up_finds_only_young_transactions_names_none() {
+    // Seen in the soak: the probe counts an idle LISTEN session while the server delivers it notifications (its
+    // transaction dated from the LISTEN, minutes ago); the look-up leaves such sessions out and finds a batch of a
+    // few milliseconds. Naming that batch as "open for 342s" sent operators after the wrong session.
+    OpenTransaction young = new OpenTransaction(4242, "app", "orders-service", "10.0.0.7", "active",
+        java.time.Instant.parse("2026-12-07T10:00:19Z"), Duration.ofMillis(40), "COMMIT");
+    try (LogCapture log = LogCapture.start()) {
+      warnings.observed("orders", NOW_MICROS, NOW_MICROS - Duration.ofMinutes(6).toNanos() / 1000,
+          () -> Optional.of(young));
+      assertThat(log.messages(Level.WARNING)).isEmpty();
     }
   }
 

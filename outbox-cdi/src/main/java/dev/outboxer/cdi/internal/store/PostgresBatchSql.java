@@ -84,13 +84,16 @@ final class PostgresBatchSql implements BatchSql {
       + " NULL::timestamp AS next_attempt_at, NULL::timestamp AS created_at, ";
   /*
    * The start of the oldest transaction still running in this database on another connection (the clock if none);
-   * 0 while any transaction is prepared (two-phase) or hidden from us. Part of the claim (see CLAIM_POSTGRESQL).
+   * 0 while any transaction is prepared (two-phase) or hidden from us, and 0 in a transaction above READ COMMITTED
+   * (a data source or database default of REPEATABLE READ or SERIALIZABLE): such a transaction reads the snapshot
+   * its first statement took, the claim's, before this probe ran, so a transaction the probe finds ended may have
+   * committed after the read's snapshot. Part of the claim (see CLAIM_POSTGRESQL).
    * Reading pg_stat_activity copies every backend's status, the most expensive part of a batch: it is only asked
    * for when the cursor has a checkpoint that it could settle (PartitionCursor#needsRunningProbe), otherwise the
    * column is 0 ("cannot be told").
    */
-  private static final String PROBE_POSTGRESQL = "CASE WHEN EXISTS (SELECT 1 FROM pg_prepared_xacts WHERE database"
-      + " = current_database())"
+  private static final String PROBE_POSTGRESQL = "CASE WHEN current_setting('transaction_isolation') <> 'read committed'"
+      + "   OR EXISTS (SELECT 1 FROM pg_prepared_xacts WHERE database = current_database())"
       + "   OR EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
       + "     AND backend_type = 'client backend' AND state IS NULL)"
       + " THEN 0 ELSE CAST(EXTRACT(EPOCH FROM COALESCE((SELECT MIN(xact_start) FROM pg_stat_activity"

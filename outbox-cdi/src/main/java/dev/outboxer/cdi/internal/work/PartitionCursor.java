@@ -22,7 +22,9 @@ import java.util.ArrayDeque;
  * snapshot, and the cursor passed rows that read had not seen (OrderingRulesTest with the CPU
  * saturated stranded 2 to 13 messages in about 1 run of 8 that way). (Transaction ids would not do:
  * a snapshot's xmax is the latest completed transaction's id plus one, not the next id to be
- * assigned, so a transaction that already drew message ids can lie above it.) A prepared two-phase transaction, or a
+ * assigned, so a transaction that already drew message ids can lie above it.) The read's snapshot comes after the
+ * probe only at READ COMMITTED: above it, the transaction's one snapshot is the claim's, taken before the probe ran,
+ * so the probe reports that it cannot tell and nothing settles. A prepared two-phase transaction, or a
  * session whose state the application's database user may not see, settles nothing until it is
  * gone: the cursor then waits, and reads start lower, never wrong. A long-running transaction in the
  * same database holds the cursor back the same way; when it ends, the cursor catches up.

@@ -53,4 +53,27 @@ class PostgresContractTest extends DatabaseContractTest {
     assertThat(unprobed.claim().oldestRunningMicros()).as("not asked for").isZero();
     assertThat(unprobed.read().readAtMicros()).as("the clock is always read").isPositive();
   }
+
+  /**
+   * Above READ COMMITTED a transaction reads one snapshot, taken at its first statement: the claim,
+   * before its probe runs. A transaction the probe finds ended may have committed after that
+   * snapshot, so the read would not see its rows, and a cursor settled by the probe would pass them
+   * for good. So the probe says it cannot tell (0), and the cursor settles nothing.
+   */
+  @Test
+  void above_read_committed_the_probe_cannot_tell_and_settles_nothing() throws Exception {
+    for (int isolation : new int[] {java.sql.Connection.TRANSACTION_REPEATABLE_READ,
+        java.sql.Connection.TRANSACTION_SERIALIZABLE}) {
+      try (java.sql.Connection connection = database().connect()) {
+        connection.setTransactionIsolation(isolation);
+        connection.setAutoCommit(false);
+        BatchStatements.ClaimedRead claimed = statements.claimAndRead(connection, "orders", 1, "test-node",
+            "test-instance", LocalDateTime.now(ZoneOffset.UTC), 0,
+            new BatchStatements.ReadRequest(Ordering.GROUP, 0, 100, true));
+        connection.rollback();
+        assertThat(claimed.claim().claimed()).isTrue();
+        assertThat(claimed.claim().oldestRunningMicros()).as("isolation " + isolation).isZero();
+      }
+    }
+  }
 }

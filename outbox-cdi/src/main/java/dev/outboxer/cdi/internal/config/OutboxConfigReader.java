@@ -239,6 +239,7 @@ public final class OutboxConfigReader {
     long maxPayloadSize = reader.optional(CoreSettings.MAX_PAYLOAD_SIZE).orElse(Long.MAX_VALUE);
     Duration maxDelay = reader.get(CoreSettings.MAX_DELAY);
     int adminChunkSize = reader.get(CoreSettings.ADMIN_CHUNK_SIZE);
+    boolean workerTransactionAlwaysJta = "jta".equals(reader.get(CoreSettings.WORKER_TRANSACTION));
 
     String relayPrefix = ConfigKeys.key(name, relay + ".");
     Map<String, String> relayProperties = new HashMap<>();
@@ -259,7 +260,7 @@ public final class OutboxConfigReader {
     }
     return Optional.of(new OutboxSettings(name, relay, ordering, partitions, maxAttempts, deadOn, backoffMin, backoffMax,
         serializeWrites, batchSize, pollInterval, maxPollInterval, relayTimeout, transactionTimeout,
-        maxPayloadSize, maxDelay, adminChunkSize, relayProperties));
+        maxPayloadSize, maxDelay, adminChunkSize, workerTransactionAlwaysJta, relayProperties));
   }
 
   /**

@@ -19,6 +19,8 @@ import java.util.Map;
  * @param maxPayloadSize the configured payload limit in bytes, {@link Long#MAX_VALUE} if not set
  * @param maxDelay how far ahead a message's {@code notBefore} may lie at publish
  * @param adminChunkSize messages an admin operation outside a transaction changes per transaction
+ * @param workerTransactionAlwaysJta {@code worker-transaction=jta}: the batches run in JTA
+ *     transactions even for a relay that does not use the worker's transaction
  * @param relayProperties keys under {@code outbox.<name>.<relay>.}, prefix removed
  */
 public record OutboxSettings(
@@ -39,6 +41,7 @@ public record OutboxSettings(
     long maxPayloadSize,
     Duration maxDelay,
     int adminChunkSize,
+    boolean workerTransactionAlwaysJta,
     Map<String, String> relayProperties) {
 
   public static final long UNLIMITED_ATTEMPTS = Long.MAX_VALUE;

@@ -158,10 +158,11 @@ public class Workers implements PartitionWorker.LayoutListener {
   /**
    * Whether an outbox's batches run in plain database transactions: its relay does not use the
    * worker's transaction, and Outboxer gets connections from a data source (through an
-   * EntityManager there is no connection to be had outside a JTA transaction). Said at INFO either way.
+   * EntityManager there is no connection to be had outside a JTA transaction), and {@code
+   * worker-transaction} is not {@code jta}. Said at INFO either way.
    */
   private boolean plainTransactions(OutboxSettings settings) {
-    if (!relays.outsideWorkerTransaction(settings.name())) {
+    if (!relays.outsideWorkerTransaction(settings.name()) || settings.workerTransactionAlwaysJta()) {
       return false;
     }
     String relay = settings.key(CoreSettings.RELAY) + "=" + settings.relay();
@@ -176,7 +177,8 @@ public class Workers implements PartitionWorker.LayoutListener {
     LOG.info("Outbox '" + settings.name() + "': the relay (" + relay + ") does not use the worker's transaction: its"
         + " batches run in plain database transactions on connections of " + dataSources.describe() + ", ended at "
         + settings.key(CoreSettings.TRANSACTION_TIMEOUT) + "=" + dev.outboxer.spi.Setting.formatDuration(
-        settings.transactionTimeout()));
+        settings.transactionTimeout()) + " (" + settings.key(CoreSettings.WORKER_TRANSACTION) + "=jta keeps them in"
+        + " JTA transactions)");
     return true;
   }
 

@@ -56,6 +56,7 @@ class EnvironmentVariableConfigTest {
     env.put("OUTBOX_ORDERS_MAX_PAYLOAD_SIZE", "512KB");
     env.put("OUTBOX_ORDERS_MAX_DELAY", "2d");
     env.put("OUTBOX_ORDERS_ADMIN_CHUNK_SIZE", "500");
+    env.put("OUTBOX_ORDERS_WORKER_TRANSACTION", "jta");
     env.put("OUTBOX_ORDERS_JMS_CONNECTION_FACTORY", "jms/cf");
     env.put("OUTBOX_ORDERS_JMS_DESTINATION", "jms/orders");
     env.put("OUTBOX_WORKER", "none");
@@ -101,6 +102,7 @@ class EnvironmentVariableConfigTest {
     assertThat(orders.maxPayloadSize()).isEqualTo(512 * 1024);
     assertThat(orders.maxDelay()).isEqualTo(Duration.ofDays(2));
     assertThat(orders.adminChunkSize()).isEqualTo(500);
+    assertThat(orders.workerTransactionAlwaysJta()).isTrue();
     assertThat(configuration.workerMode()).isEqualTo(WorkerMode.NONE);
     assertThat(configuration.workerExecutor()).contains("concurrent/workers");
     assertThat(configuration.workerThreads()).isEqualTo(3);

@@ -10,8 +10,10 @@ class MariaDbPlainWorkerTransactionTest extends PlainWorkerTransactionContractTe
 
   @Override
   String claimHolderSql() {
-    return "SELECT trx_mysql_thread_id FROM information_schema.innodb_trx WHERE trx_rows_modified > 0"
-        + " AND trx_mysql_thread_id <> CONNECTION_ID()";
+    // The server is shared: only sessions on this test's database.
+    return "SELECT t.trx_mysql_thread_id FROM information_schema.innodb_trx t"
+        + " JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id"
+        + " WHERE t.trx_rows_modified > 0 AND p.db = DATABASE() AND t.trx_mysql_thread_id <> CONNECTION_ID()";
   }
 
   @Override

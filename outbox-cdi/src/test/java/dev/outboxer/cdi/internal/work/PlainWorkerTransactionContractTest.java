@@ -72,6 +72,10 @@ abstract class PlainWorkerTransactionContractTest {
   }
 
   private OutboxTestContainer node() {
+    return node(OutboxTestContainer.builder(database()).viaDataSource(), Map.of());
+  }
+
+  private OutboxTestContainer node(OutboxTestContainer.Builder builder, Map<String, String> extra) {
     Map<String, String> config = new LinkedHashMap<>();
     config.put("outbox.plain.relay", "scripted");
     config.put("outbox.plain.poll-interval", "50ms");
@@ -80,7 +84,8 @@ abstract class PlainWorkerTransactionContractTest {
     config.put("outbox.plain.backoff.max", "100ms");
     config.put("outbox.plain.relay-timeout", "30s");
     config.put("outbox.plain.transaction-timeout", "60s");
-    return OutboxTestContainer.builder(database()).viaDataSource().config(config).beans(ScriptedRelay.class).start();
+    config.putAll(extra);
+    return builder.config(config).beans(ScriptedRelay.class).start();
   }
 
   /** The JTA status of the relaying thread, as the transaction manager sees it, for each batch. */
@@ -127,6 +132,40 @@ abstract class PlainWorkerTransactionContractTest {
           () -> Rows.messages(database(), "plain") == 0, logs::dump);
       assertThat(statuses).as("the JTA status during relay()").isNotEmpty()
           .allSatisfy(status -> assertThat(status).isEqualTo("STATUS_ACTIVE (transaction manager: a transaction)"));
+    }
+  }
+
+  @Test
+  void worker_transaction_jta_keeps_the_batches_of_a_relay_that_does_not_use_it_in_jta_transactions()
+      throws Exception {
+    ScriptedRelay.useWorkerTransaction(false);
+    List<String> statuses = recordJtaStatusDuringRelay();
+    try (OutboxTestContainer node = node(OutboxTestContainer.builder(database()).viaDataSource(),
+        Map.of("outbox.plain.worker-transaction", "jta"))) {
+      Outbox outbox = node.select(Outbox.class);
+      node.inTransaction(() -> outbox.publish("plain", Headered.key("a")));
+      Eventually.until(WAIT, "the batch is relayed and its deletion committed",
+          () -> Rows.messages(database(), "plain") == 0, logs::dump);
+      assertThat(statuses).as("the JTA status during relay()").isNotEmpty()
+          .allSatisfy(status -> assertThat(status).isEqualTo("STATUS_ACTIVE (transaction manager: a transaction)"));
+    }
+  }
+
+  @Test
+  void through_an_entity_manager_the_batches_stay_in_jta_transactions_and_the_log_names_the_data_source_key()
+      throws Exception {
+    ScriptedRelay.useWorkerTransaction(false);
+    List<String> statuses = recordJtaStatusDuringRelay();
+    try (OutboxTestContainer node = node(OutboxTestContainer.builder(database()), Map.of())) {
+      Outbox outbox = node.select(Outbox.class);
+      node.inTransaction(() -> outbox.publish("plain", Headered.key("a")));
+      Eventually.until(WAIT, "the batch is relayed and its deletion committed",
+          () -> Rows.messages(database(), "plain") == 0, logs::dump);
+      assertThat(statuses).as("the JTA status during relay()").isNotEmpty()
+          .allSatisfy(status -> assertThat(status).isEqualTo("STATUS_ACTIVE (transaction manager: a transaction)"));
+      assertThat(logs.messages(Level.INFO)).as(logs.dump()).anySatisfy(message -> assertThat(message)
+          .contains("Outbox 'plain'", "does not use the worker's transaction", "its batches run in JTA transactions",
+              "outbox.datasource"));
     }
   }
 
@@ -177,6 +216,54 @@ abstract class PlainWorkerTransactionContractTest {
       List<Long> twice = new ArrayList<>(ids);
       twice.addAll(ids);
       assertThat(ScriptedRelay.deliveredIdsByGroup().get("g")).as("the whole batch again, in order").isEqualTo(twice);
+    }
+  }
+
+  /**
+   * The transaction timeout holds without a transaction manager: a relay stuck past it, deaf to
+   * interrupts, does not keep the partition locked (on MariaDB nothing but Outboxer's own reaper
+   * ends the transaction; on PostgreSQL the claim's idle timeout would too).
+   */
+  @Test
+  void a_batch_transaction_that_outlives_its_timeout_is_ended_while_the_relay_is_still_stuck() throws Exception {
+    ScriptedRelay.useWorkerTransaction(false);
+    CountDownLatch relaying = new CountDownLatch(1);
+    CountDownLatch released = new CountDownLatch(1);
+    AtomicBoolean first = new AtomicBoolean(true);
+    ScriptedRelay.script((batch, node) -> {
+      if (first.compareAndSet(true, false)) {
+        relaying.countDown();
+        boolean over = false;
+        while (!over) {
+          try {
+            over = released.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+          } catch (InterruptedException ignored) {
+            // stuck in a call that ignores interrupts: the relay timeout cannot end it
+          }
+        }
+      }
+      ScriptedRelay.sendAll(batch, node);
+    });
+    Map<String, String> timeouts = Map.of("outbox.plain.relay-timeout", "1s", "outbox.plain.transaction-timeout", "3s");
+    try (OutboxTestContainer node = node(OutboxTestContainer.builder(database()).viaDataSource(), timeouts)) {
+      Outbox outbox = node.select(Outbox.class);
+      long id = node.inTransaction(() -> outbox.publish("plain", Headered.key("g")));
+      assertThat(relaying.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the relay has the batch").isTrue();
+      long stuckSince = System.nanoTime();
+      try (Connection other = database().connect()) {
+        other.setAutoCommit(false);
+        Eventually.until(Duration.ofSeconds(10), "the partition is free while the relay is still stuck",
+            () -> lockPartition(other), logs::dump);
+        long freedAfterMillis = (System.nanoTime() - stuckSince) / 1_000_000;
+        assertThat(released.getCount()).as("the relay is still stuck").isEqualTo(1);
+        assertThat(freedAfterMillis).as("ms until the partition was free; the transaction timeout is 3s")
+            .isLessThan(6_000);
+        other.rollback();
+      } finally {
+        released.countDown();
+      }
+      Eventually.until(WAIT, "the message is relayed afterwards", () -> Rows.message(database(), id) == null,
+          logs::dump);
     }
   }
 

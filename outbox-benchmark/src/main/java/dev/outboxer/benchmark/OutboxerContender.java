@@ -157,17 +157,26 @@ final class OutboxerContender {
    * Milliseconds from just before the publishing transaction's commit to the relay receiving the
    * message, on one fresh worker node with 4 partitions. Local: the node publishes itself (its
    * commit wakes its worker). Remote: the publish-only node publishes, the worker node finds the
-   * message when its worker polls.
+   * message when its worker polls. Plain local: as local, on another fresh node whose relay does
+   * not use the worker's transaction ({@link PlainBenchRelay}), as a Kafka, SQS or RabbitMQ relay.
    */
   Latencies latency(int localSamples, int remoteSamples) throws Exception {
     String outbox = OutboxerNodes.FOUR_PARTITIONS;
     nodes.raw().truncate();
     Receipts receipts = new Receipts();
     BenchRelay.plan(outbox, new BenchRelay.Plan(null, null, receipts));
-    try (OutboxTestContainer node = OutboxerNodes.workerNode(settings, outbox)) {
-      List<Double> local = samples(node, outbox, receipts, false, localSamples, 0);
-      List<Double> remote = samples(nodes.publisher(true), outbox, receipts, true, remoteSamples, localSamples + 100);
-      return new Latencies(local, remote);
+    try {
+      List<Double> local;
+      List<Double> remote;
+      try (OutboxTestContainer node = OutboxerNodes.workerNode(settings, outbox)) {
+        local = samples(node, outbox, receipts, false, localSamples, 0);
+        remote = samples(nodes.publisher(true), outbox, receipts, true, remoteSamples, localSamples + 100);
+      }
+      List<Double> plainLocal;
+      try (OutboxTestContainer plainNode = OutboxerNodes.workerNode(settings, outbox, "bench-plain")) {
+        plainLocal = samples(plainNode, outbox, receipts, false, localSamples, localSamples + remoteSamples + 200);
+      }
+      return new Latencies(local, remote, plainLocal);
     } finally {
       BenchRelay.clear(outbox);
       nodes.raw().truncate();

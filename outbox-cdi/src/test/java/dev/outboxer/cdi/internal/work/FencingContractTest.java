@@ -40,21 +40,24 @@ abstract class FencingContractTest {
 
   abstract TestDatabase database();
 
-  /** A node's container, before its configuration; the plain-transaction variants go through the data source. */
-  OutboxTestContainer.Builder builder() {
-    return OutboxTestContainer.builder(database());
+  /**
+   * Whether the scripted relay says it does not use the worker's transaction, and the nodes go
+   * through the data source: the batches then run in plain database transactions.
+   */
+  boolean plainWorkerTransactions() {
+    return false;
   }
 
-  /** What the scripted relay answers to {@code usesWorkerTransaction()}: {@code false} runs the batches on plain transactions. */
-  boolean relayUsesWorkerTransaction() {
-    return true;
+  private OutboxTestContainer.Builder builder() {
+    OutboxTestContainer.Builder builder = OutboxTestContainer.builder(database());
+    return plainWorkerTransactions() ? builder.viaDataSource() : builder;
   }
 
   @BeforeEach
   void clean() {
     logs = LogCapture.start();
     ScriptedRelay.reset();
-    ScriptedRelay.useWorkerTransaction(relayUsesWorkerTransaction());
+    ScriptedRelay.useWorkerTransaction(!plainWorkerTransactions());
   }
 
   @AfterEach

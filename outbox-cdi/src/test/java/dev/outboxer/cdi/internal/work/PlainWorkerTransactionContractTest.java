@@ -124,8 +124,14 @@ abstract class PlainWorkerTransactionContractTest {
   @Test
   void a_relay_that_may_use_the_worker_transaction_still_relays_inside_it() throws Exception {
     ScriptedRelay.useWorkerTransaction(true);
+    assertRelayedInsideJtaTransactions(OutboxTestContainer.builder(database()).viaDataSource(), Map.of());
+  }
+
+  /** Publishes one message on a node started with these settings, and checks that its relay ran in the JTA transaction. */
+  private void assertRelayedInsideJtaTransactions(OutboxTestContainer.Builder builder, Map<String, String> extra)
+      throws Exception {
     List<String> statuses = recordJtaStatusDuringRelay();
-    try (OutboxTestContainer node = node()) {
+    try (OutboxTestContainer node = node(builder, extra)) {
       Outbox outbox = node.select(Outbox.class);
       node.inTransaction(() -> outbox.publish("plain", Headered.key("a")));
       Eventually.until(WAIT, "the batch is relayed and its deletion committed",
@@ -139,34 +145,18 @@ abstract class PlainWorkerTransactionContractTest {
   void worker_transaction_jta_keeps_the_batches_of_a_relay_that_does_not_use_it_in_jta_transactions()
       throws Exception {
     ScriptedRelay.useWorkerTransaction(false);
-    List<String> statuses = recordJtaStatusDuringRelay();
-    try (OutboxTestContainer node = node(OutboxTestContainer.builder(database()).viaDataSource(),
-        Map.of("outbox.plain.worker-transaction", "jta"))) {
-      Outbox outbox = node.select(Outbox.class);
-      node.inTransaction(() -> outbox.publish("plain", Headered.key("a")));
-      Eventually.until(WAIT, "the batch is relayed and its deletion committed",
-          () -> Rows.messages(database(), "plain") == 0, logs::dump);
-      assertThat(statuses).as("the JTA status during relay()").isNotEmpty()
-          .allSatisfy(status -> assertThat(status).isEqualTo("STATUS_ACTIVE (transaction manager: a transaction)"));
-    }
+    assertRelayedInsideJtaTransactions(OutboxTestContainer.builder(database()).viaDataSource(),
+        Map.of("outbox.plain.worker-transaction", "jta"));
   }
 
   @Test
   void through_an_entity_manager_the_batches_stay_in_jta_transactions_and_the_log_names_the_data_source_key()
       throws Exception {
     ScriptedRelay.useWorkerTransaction(false);
-    List<String> statuses = recordJtaStatusDuringRelay();
-    try (OutboxTestContainer node = node(OutboxTestContainer.builder(database()), Map.of())) {
-      Outbox outbox = node.select(Outbox.class);
-      node.inTransaction(() -> outbox.publish("plain", Headered.key("a")));
-      Eventually.until(WAIT, "the batch is relayed and its deletion committed",
-          () -> Rows.messages(database(), "plain") == 0, logs::dump);
-      assertThat(statuses).as("the JTA status during relay()").isNotEmpty()
-          .allSatisfy(status -> assertThat(status).isEqualTo("STATUS_ACTIVE (transaction manager: a transaction)"));
-      assertThat(logs.messages(Level.INFO)).as(logs.dump()).anySatisfy(message -> assertThat(message)
-          .contains("Outbox 'plain'", "does not use the worker's transaction", "its batches run in JTA transactions",
-              "outbox.datasource"));
-    }
+    assertRelayedInsideJtaTransactions(OutboxTestContainer.builder(database()), Map.of());
+    assertThat(logs.messages(Level.INFO)).as(logs.dump()).anySatisfy(message -> assertThat(message)
+        .contains("Outbox 'plain'", "does not use the worker's transaction", "its batches run in JTA transactions",
+            "outbox.datasource"));
   }
 
   /**

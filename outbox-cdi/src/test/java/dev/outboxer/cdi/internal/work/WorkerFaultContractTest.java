@@ -65,22 +65,22 @@ abstract class WorkerFaultContractTest {
 
   abstract TestDatabase database();
 
-  /** The container, before its configuration; the plain-transaction variants go through the data source. */
-  OutboxTestContainer.Builder builder() {
-    return OutboxTestContainer.builder(database());
+  /**
+   * Whether the scripted relay says it does not use the worker's transaction, and the container
+   * goes through the data source: the batches then run in plain database transactions, where the
+   * tests of what a relay does to the worker's JTA transaction do not apply (there is none).
+   */
+  boolean plainWorkerTransactions() {
+    return false;
   }
 
-  /**
-   * What the scripted relay answers to {@code usesWorkerTransaction()}: {@code false} runs the
-   * batches on plain database transactions, where the tests of what a relay does to the worker's
-   * JTA transaction do not apply (there is none).
-   */
-  boolean relayUsesWorkerTransaction() {
-    return true;
+  private OutboxTestContainer.Builder builder() {
+    OutboxTestContainer.Builder builder = OutboxTestContainer.builder(database());
+    return plainWorkerTransactions() ? builder.viaDataSource() : builder;
   }
 
   private void assumeWorkerJtaTransaction() {
-    org.junit.jupiter.api.Assumptions.assumeTrue(relayUsesWorkerTransaction(), "the batches run in plain database"
+    org.junit.jupiter.api.Assumptions.assumeFalse(plainWorkerTransactions(), "the batches run in plain database"
         + " transactions: the relay is called without a JTA transaction");
   }
 
@@ -101,7 +101,7 @@ abstract class WorkerFaultContractTest {
   @BeforeAll
   void start() {
     ScriptedRelay.reset();
-    ScriptedRelay.useWorkerTransaction(relayUsesWorkerTransaction());
+    ScriptedRelay.useWorkerTransaction(!plainWorkerTransactions());
     scheduler = new RejectingScheduler(8);
     naming = TestNaming.install();
     TestNaming.bind(EXECUTOR, scheduler);

@@ -115,7 +115,7 @@ public interface Relay extends AutoCloseable {
    * <p>Outboxer uses the plain transaction only where it gets connections from a data source
    * ({@code outbox.datasource} or an {@code @OutboxPersistence DataSource}); through an
    * {@code EntityManager} the batches stay in JTA transactions and the start-up log says so at
-   * INFO. Relay decorators ({@link RelayInterceptor}) are not asked: the relay they wrap is.
+   * INFO; {@code outbox.<name>.worker-transaction=jta} keeps them there too. Relay decorators ({@link RelayInterceptor}) are not asked: the relay they wrap is.
    *
    * @return {@code true}, the default, if the relay may use the worker's JTA transaction; {@code
    *     false} for a relay that sends to a system of its own (a broker, a queue) and touches no

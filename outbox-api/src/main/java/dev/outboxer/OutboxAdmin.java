@@ -77,6 +77,18 @@ public interface OutboxAdmin {
   OutboxCounts counts(String outbox);
 
   /**
+   * How long the outbox keeps a dead message after it died before its {@code dead-retention}
+   * removes it on its schedule. Does not touch the database.
+   *
+   * @param outbox the outbox name
+   * @return the configured {@code outbox.<name>.dead-retention}; empty when dead messages stay until
+   *     retried or discarded (the default, and what an implementation that does not know says)
+   */
+  default java.util.Optional<java.time.Duration> deadRetention(String outbox) {
+    return java.util.Optional.empty();
+  }
+
+  /**
    * Lists the outbox's partitions with their last claim (owner node, fencing token, time) and
    * their backlog.
    *

@@ -52,7 +52,8 @@ public class OutboxAdminResource {
   @Path("outboxes")
   public List<OutboxView> outboxes() {
     read();
-    return answer(() -> admin.outboxes().stream().map(name -> OutboxView.of(name, admin.counts(name))).toList());
+    return answer(() -> admin.outboxes().stream().map(name -> OutboxView.of(name, admin.counts(name),
+        admin.deadRetention(name))).toList());
   }
 
   /** @return one outbox's counts and lag */
@@ -61,7 +62,7 @@ public class OutboxAdminResource {
   public OutboxView outbox(@PathParam("outbox") String outbox) {
     read();
     requireKnown(outbox);
-    return answer(() -> OutboxView.of(outbox, admin.counts(outbox)));
+    return answer(() -> OutboxView.of(outbox, admin.counts(outbox), admin.deadRetention(outbox)));
   }
 
   /** @return the outbox's partitions with owner node, fencing token and last run */

@@ -58,6 +58,7 @@ class AdminApiTest {
         .config("outbox.orders.relay", "recording")
         .config("outbox.orders.partitions", "2")
         .config("outbox.orders.max-attempts", "1")
+        .config("outbox.orders.dead-retention", "30d")
         .config("outbox.orders.poll-interval", "100ms")
         .config("outbox.orders.max-poll-interval", "200ms")
         .config("outbox.audit.relay", "recording")
@@ -198,6 +199,10 @@ class AdminApiTest {
     assertThat(orders.getInt("dead")).isEqualTo(2);
     assertThat(orders.getInt("pending")).isZero();
     assertThat(orders.getJsonNumber("lagMillis").longValue()).isZero();
+    assertThat(orders.getJsonNumber("deadRetentionMillis").longValue()).as("dead-retention=30d")
+        .isEqualTo(java.time.Duration.ofDays(30).toMillis());
+    assertThat(json(server.send(call("GET", "api/outboxes/audit", null, "operator"))).isNull("deadRetentionMillis"))
+        .as("no dead-retention: null").isTrue();
     assertThat(unknown.statusCode()).isEqualTo(404);
     assertThat(json(unknown).getString("error")).contains("'ordres'").contains("[audit, orders]");
   }

@@ -99,6 +99,17 @@ public final class CoreSettings implements SettingsCatalog {
       .meaning("refuse a message whose `notBefore` lies further ahead than this at `publish`: a delayed message"
           + " holds back its group, so a time years ahead is more likely a bug than a plan");
 
+  /** {@code outbox.<name>.dead-retention}: unset, dead messages stay until an operator retries or discards them. */
+  public static final Setting<Duration> DEAD_RETENTION = Setting.duration("dead-retention", Duration.ofDays(3650))
+      .withDefault(null, "off: dead messages stay until retried or discarded")
+      .meaning("dead messages that died longer ago than this (their last attempt, `last_attempt_at`) are removed on"
+          + " the `retention-interval` schedule, by one node at a time, `admin-chunk-size` a transaction");
+  /** {@code outbox.<name>.retention-interval}. */
+  public static final Setting<Duration> RETENTION_INTERVAL = Setting.duration("retention-interval",
+      Duration.ofSeconds(1), MAX_DURATION).withDefault(Duration.ofHours(1))
+      .meaning("how often a node runs `dead-retention` (each run reads the outbox's table once, in id order); the"
+          + " first run comes at start");
+
   /** {@code outbox.worker}. */
   public static final Setting<String> WORKER = Setting.oneOf("worker", "worker mode",
       choices("executor", "ejb-timer", "none")).withDefault("executor")
@@ -147,7 +158,7 @@ public final class CoreSettings implements SettingsCatalog {
   public static final SettingsDeclaration OUTBOX = SettingsDeclaration.of("outbox", "outbox-cdi",
       "outbox." + ConfigKeyNames.NAME + ".", RELAY, ORDERING, PARTITIONS, MAX_ATTEMPTS, DEAD_ON, BACKOFF_MIN, BACKOFF_MAX,
       SERIALIZE_WRITES, BATCH_SIZE, POLL_INTERVAL, MAX_POLL_INTERVAL, RELAY_TIMEOUT, TRANSACTION_TIMEOUT,
-      WORKER_TRANSACTION, MAX_PAYLOAD_SIZE, MAX_DELAY, ADMIN_CHUNK_SIZE);
+      WORKER_TRANSACTION, MAX_PAYLOAD_SIZE, MAX_DELAY, ADMIN_CHUNK_SIZE, DEAD_RETENTION, RETENTION_INTERVAL);
 
   /** For {@link java.util.ServiceLoader}: the catalog of the core's keys. */
   public CoreSettings() {}

@@ -62,6 +62,7 @@ class ConfigurationReferenceTest {
       Map.entry("outbox.oldest.pending.age", "a metric"),
       Map.entry("outbox.deadlocks", "a metric"),
       Map.entry("outbox.commit.unknown", "a metric"),
+      Map.entry("outbox.retention.removed", "a metric"),
       Map.entry("outbox.relay.batch", "a span"));
 
   private static final Path DOCS = Path.of(System.getProperty("outboxer.docs.dir", "../docs"));

@@ -6,6 +6,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The statements of each supported database. Every accept holds a lock on the group's row (or
@@ -39,6 +43,23 @@ enum InboxDialect {
       return insertOnce(connection, "INSERT INTO outbox_inbox_message (outbox, message_id, processed_at)"
           + " VALUES (?, ?, ?) ON CONFLICT (outbox, message_id) DO NOTHING", message, now);
     }
+
+    /** Two int keys ("OBXI", 0): a key space apart from the one-bigint keys the core's group locks use. */
+    @Override
+    boolean tryRetentionLock(Connection connection) throws SQLException {
+      try (PreparedStatement lock = connection.prepareStatement("SELECT pg_try_advisory_xact_lock(?, 0)")) {
+        lock.setInt(1, 0x4F425849);
+        try (ResultSet row = lock.executeQuery()) {
+          row.next();
+          return row.getBoolean(1);
+        }
+      }
+    }
+
+    @Override
+    void releaseRetentionLock(Connection connection) {
+      // The transaction's end releases it.
+    }
   },
 
   /**
@@ -67,6 +88,25 @@ enum InboxDialect {
       // IGNORE only ever meets the duplicate key here: the values were checked by InboxMessage.
       return insertOnce(connection, "INSERT IGNORE INTO outbox_inbox_message (outbox, message_id, processed_at)"
           + " VALUES (?, ?, ?)", message, now);
+    }
+
+    /** A lock of the session, given back by {@link #releaseRetentionLock} before the connection goes back to its pool. */
+    @Override
+    boolean tryRetentionLock(Connection connection) throws SQLException {
+      try (PreparedStatement lock = connection.prepareStatement("SELECT GET_LOCK('outboxer.inbox.retention', 0)")) {
+        try (ResultSet row = lock.executeQuery()) {
+          row.next();
+          return row.getInt(1) == 1;
+        }
+      }
+    }
+
+    @Override
+    void releaseRetentionLock(Connection connection) throws SQLException {
+      try (PreparedStatement release = connection.prepareStatement(
+          "SELECT RELEASE_LOCK('outboxer.inbox.retention')")) {
+        release.executeQuery().close();
+      }
     }
   },
 
@@ -97,6 +137,21 @@ enum InboxDialect {
     @Override
     boolean shipsMigrations() {
       return false;
+    }
+
+    /**
+     * One statement that writes first: a read and then a delete in one transaction could fail to
+     * upgrade its lock (SQLITE_BUSY) when a consumer wrote meanwhile.
+     */
+    @Override
+    int deleteProcessedBefore(Connection connection, String table, List<String> keyColumns, LocalDateTime before,
+        int limit) throws SQLException {
+      try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + table + " WHERE rowid IN"
+          + " (SELECT rowid FROM " + table + " WHERE processed_at < ? LIMIT ?)")) {
+        delete.setObject(1, before);
+        delete.setInt(2, limit);
+        return delete.executeUpdate();
+      }
     }
   },
 
@@ -137,6 +192,9 @@ enum InboxDialect {
 
   private final String configValue;
 
+  /** The retention lock of the databases that serve one process. */
+  private static final AtomicBoolean LOCAL_RETENTION_LOCK = new AtomicBoolean();
+
   InboxDialect(String configValue) {
     this.configValue = configValue;
   }
@@ -147,6 +205,77 @@ enum InboxDialect {
 
   /** Accepts a message whose id was not accepted before, and records it. */
   abstract boolean acceptOnce(Connection connection, InboxMessage message, LocalDateTime now) throws SQLException;
+
+  /**
+   * Tries the inbox's retention lock without waiting, for the rest of this transaction: one node's
+   * retention at a time. By default a lock of this JVM, for the databases that serve one process
+   * (H2, SQLite); PostgreSQL takes an advisory lock, MariaDB {@code GET_LOCK}.
+   *
+   * @return whether this transaction holds it now
+   */
+  boolean tryRetentionLock(Connection connection) throws SQLException {
+    return LOCAL_RETENTION_LOCK.compareAndSet(false, true);
+  }
+
+  /** Gives the retention lock back where the transaction's end does not (MariaDB, this JVM's lock). */
+  void releaseRetentionLock(Connection connection) throws SQLException {
+    LOCAL_RETENTION_LOCK.set(false);
+  }
+
+  /**
+   * Removes up to {@code limit} rows of the table processed before {@code before}: by default a
+   * plain read of their keys, then a batch of deletes by primary key that each check the time again
+   * (a consumer that accepted a newer message of the group meanwhile keeps its row). Deletes by key
+   * lock those rows only, never a range an accept inserts into (MariaDB's next-key locks).
+   *
+   * @param keyColumns the table's primary key, two columns
+   * @return how many rows were removed
+   */
+  int deleteProcessedBefore(Connection connection, String table, List<String> keyColumns, LocalDateTime before,
+      int limit) throws SQLException {
+    List<Object[]> keys = new ArrayList<>();
+    try (PreparedStatement read = connection.prepareStatement("SELECT " + String.join(", ", keyColumns) + " FROM "
+        + table + " WHERE processed_at < ? ORDER BY processed_at LIMIT ?")) {
+      read.setObject(1, before);
+      read.setInt(2, limit);
+      try (ResultSet rows = read.executeQuery()) {
+        while (rows.next()) {
+          keys.add(new Object[] {rows.getObject(1), rows.getObject(2)});
+        }
+      }
+    }
+    if (keys.isEmpty()) {
+      return 0;
+    }
+    String byKey = " WHERE " + keyColumns.get(0) + " = ? AND " + keyColumns.get(1) + " = ? AND processed_at < ?";
+    int[] counts;
+    try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + table + byKey)) {
+      for (Object[] key : keys) {
+        delete.setObject(1, key[0]);
+        delete.setObject(2, key[1]);
+        delete.setObject(3, before);
+        delete.addBatch();
+      }
+      counts = delete.executeBatch();
+    }
+    if (Arrays.stream(counts).allMatch(count -> count >= 0)) {
+      return Arrays.stream(counts).sum();
+    }
+    // The driver did not tell each delete's count (MariaDB's bulk protocol): the keys still there were kept.
+    int kept = 0;
+    try (PreparedStatement still = connection.prepareStatement("SELECT COUNT(*) FROM " + table + byKey)) {
+      for (Object[] key : keys) {
+        still.setObject(1, key[0]);
+        still.setObject(2, key[1]);
+        still.setObject(3, before);
+        try (ResultSet row = still.executeQuery()) {
+          row.next();
+          kept += row.getInt(1);
+        }
+      }
+    }
+    return keys.size() - kept;
+  }
 
   /** The database's name in resource paths: {@code postgresql}, {@code mariadb}, {@code h2}. */
   String configValue() {

@@ -5,7 +5,9 @@ import dev.outboxer.OutboxPersistence;
 import dev.outboxer.spi.ConfigKeyNames;
 import dev.outboxer.spi.CoreSettings;
 import dev.outboxer.spi.SettingsReader;
+import dev.outboxer.spi.Setting;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.BeforeDestroyed;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Any;
@@ -13,12 +15,20 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import jakarta.enterprise.util.AnnotationLiteral;
 import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.naming.InitialContext;
@@ -34,7 +44,8 @@ import org.eclipse.microprofile.config.Config;
  * <p>Its keys are declared in {@link InboxSettings}: {@code outbox.inbox.datasource} (JNDI name of
  * the JTA data source of the consumer's transaction; by default the {@code @OutboxPersistence} data
  * source bean, else the JNDI name in {@code outbox.datasource}), {@code outbox.inbox.schema}
- * ({@code validate}, the default, or {@code none}) and, per outbox, {@code
+ * ({@code validate}, the default, or {@code none}), {@code outbox.inbox.retention} with its interval and
+ * chunk size (off by default: see {@link InboxRetention}) and, per outbox, {@code
  * outbox.<name>.inbox.deduplicate} ({@code group}, the default, or {@code id}). Any other key under
  * {@code outbox.inbox.} or {@code outbox.<name>.inbox.} fails the deployment.
  */
@@ -46,8 +57,17 @@ public class InboxProducer {
       "outbox." + ConfigKeyNames.NAME + ".inbox." + ConfigKeyNames.ANY);
   private static final Pattern PER_OUTBOX = Pattern.compile("outbox\\.([^.]+)\\.inbox\\.(.+)");
 
+  private static final Logger LOG = Logger.getLogger(InboxProducer.class.getName());
+  private static final String MANAGED_EXECUTOR = "java:comp/DefaultManagedScheduledExecutorService";
+
   @Inject Config config;
   @Inject @Any Instance<DataSource> dataSources;
+  /** The application's clock if it has one (as the core's), for the accepts' times and the retention. */
+  @Inject Instance<Clock> clocks;
+
+  private volatile boolean stopping;
+  private ScheduledExecutorService ownScheduler;
+  private ScheduledFuture<?> retentionRuns;
 
   private volatile Inbox inbox;
 
@@ -106,6 +126,9 @@ public class InboxProducer {
         config.getPropertyNames());
     boolean checkSchema = global.get(InboxSettings.SCHEMA).equals("validate");
     Optional<String> jndiName = global.optional(InboxSettings.DATASOURCE);
+    Optional<Duration> retention = global.optional(InboxSettings.RETENTION);
+    Duration retentionInterval = global.get(InboxSettings.RETENTION_INTERVAL);
+    int retentionChunkSize = global.get(InboxSettings.RETENTION_CHUNK_SIZE);
     List<OutboxConfigurationException> problems = new ArrayList<>(global.problems());
     Set<String> byId = new LinkedHashSet<>();
     for (String outbox : outboxesWithInboxKeys()) {
@@ -117,8 +140,55 @@ public class InboxProducer {
       problems.addAll(perOutbox.problems());
     }
     SettingsReader.throwFirst(problems);
-    return Inbox.builder(dataSource(jndiName)).deduplicateById(byId.toArray(String[]::new)).checkSchema(checkSchema)
-        .build();
+    Inbox.Builder builder = Inbox.builder(dataSource(jndiName)).deduplicateById(byId.toArray(String[]::new))
+        .checkSchema(checkSchema);
+    if (clocks.isResolvable()) {
+      builder.clock(clocks.get());
+    }
+    Inbox built = builder.build();
+    retention.ifPresent(duration -> schedule(((JdbcInbox) built).retention(duration, retentionChunkSize),
+        retentionInterval));
+    return built;
+  }
+
+  /**
+   * Runs the retention every {@code interval}, the first at once: on the application server's default
+   * ManagedScheduledExecutorService, else (Java SE) on a daemon thread of its own.
+   */
+  private void schedule(InboxRetention retention, Duration interval) {
+    ScheduledExecutorService executor;
+    try {
+      Object found = new InitialContext().lookup(MANAGED_EXECUTOR);
+      executor = (ScheduledExecutorService) found;
+    } catch (NamingException | ClassCastException | NoClassDefFoundError notThere) {
+      ownScheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "outboxer-inbox-retention");
+        thread.setDaemon(true);
+        return thread;
+      });
+      executor = ownScheduler;
+    }
+    retentionRuns = executor.scheduleWithFixedDelay(() -> {
+      if (stopping) {
+        return;
+      }
+      try {
+        retention.run(() -> stopping);
+      } catch (RuntimeException e) {
+        LOG.log(Level.WARNING, e.getMessage() + " (next run in " + Setting.formatDuration(interval) + ")", e);
+      }
+    }, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Stops the retention's schedule: a run in progress ends after its chunk. */
+  void stop(@Observes @BeforeDestroyed(ApplicationScoped.class) Object applicationStopping) {
+    stopping = true;
+    if (retentionRuns != null) {
+      retentionRuns.cancel(false);
+    }
+    if (ownScheduler != null) {
+      ownScheduler.shutdownNow();
+    }
   }
 
   /** The outboxes with a key under {@code outbox.<name>.inbox.}, dotted or as an environment variable. */

@@ -103,6 +103,14 @@ final class JdbcInbox implements Inbox {
     }
   }
 
+  /**
+   * The inbox's retention on its own data source, dialect and clock: ids processed longer ago than
+   * {@code retention} forgotten {@code chunkSize} rows a transaction.
+   */
+  InboxRetention retention(java.time.Duration retention, int chunkSize) {
+    return new InboxRetention(dataSource, dialect, clock, retention, chunkSize);
+  }
+
   private InboxException purgeFailure(Instant processedBefore, SQLException e) {
     return new InboxException("The inbox could not forget what it accepted before " + processedBefore + ": "
         + e.getMessage() + " (SQLState " + e.getSQLState() + ")" + schemaHint(e), e);

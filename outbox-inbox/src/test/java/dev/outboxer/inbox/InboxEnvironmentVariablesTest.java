@@ -60,6 +60,25 @@ class InboxEnvironmentVariablesTest {
   }
 
   @Test
+  void the_retention_keys_set_as_environment_variables_are_read() throws Exception {
+    try (OutboxTestContainer container = start(Map.of("OUTBOX_INBOX_RETENTION", "7d",
+        "OUTBOX_INBOX_RETENTION_INTERVAL", "1s", "OUTBOX_INBOX_RETENTION_CHUNK_SIZE", "1"), Map.of(), Map.of())) {
+      Inbox inbox = container.select(Inbox.class);
+      for (int group = 0; group < 3; group++) {
+        String key = "order:" + group;
+        assertThat(container.<Boolean>inTransaction(() -> inbox.accept("orders", key, 5))).isTrue();
+      }
+      container.clock().advance(java.time.Duration.ofDays(8));
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).untilAsserted(() ->
+          assertThat(container.<Boolean>inTransaction(() -> inbox.accept("orders", "order:0", 5)))
+              .as("a copy of a forgotten message is accepted again").isTrue());
+    }
+    assertThatThrownBy(() -> start(Map.of("OUTBOX_INBOX_RETENTION_CHUNK_SIZE", "0"), Map.of(), Map.of()).close())
+        .satisfies(failure -> assertThat(cause(failure, OutboxConfigurationException.class).key())
+            .isEqualTo("outbox.inbox.retention-chunk-size"));
+  }
+
+  @Test
   void a_misspelt_inbox_environment_variable_is_refused_as_written_with_the_suggestion() {
     assertThatThrownBy(() -> start(Map.of("OUTBOX_INBOX_SCHEME", "none"), Map.of(), Map.of()).close())
         .satisfies(failure -> assertThat(cause(failure, OutboxConfigurationException.class))

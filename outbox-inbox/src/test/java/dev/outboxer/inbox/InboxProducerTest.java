@@ -69,7 +69,7 @@ class InboxProducerTest {
   void anUnknownKeyFailsTheStartNamingIt() {
     assertStartFails(() -> start(Map.of("outbox.inbox.datasorce", "jdbc/orders")), "outbox.inbox.datasorce",
         "outbox.inbox.datasorce is not a setting of the inbox. Did you mean outbox.inbox.datasource? Known keys under"
-            + " outbox.inbox.: [datasource, schema]");
+            + " outbox.inbox.: [datasource, retention, retention-chunk-size, retention-interval, schema]");
     assertStartFails(() -> start(Map.of("outbox.orders.inbox.dedupe", "id")), "outbox.orders.inbox.dedupe",
         "outbox.orders.inbox.dedupe is not a setting of the inbox of outbox 'orders'. Known keys under"
             + " outbox.orders.inbox.: [deduplicate]");
@@ -83,6 +83,37 @@ class InboxProducerTest {
         "outbox.orders.inbox.deduplicate", "outbox.orders.inbox.deduplicate=sometimes is not valid");
     assertStartFails(() -> start(Map.of("outbox.inbox.schema", "create")), "outbox.inbox.schema",
         "outbox.inbox.schema=create is not valid");
+  }
+
+  @Test
+  void aConfiguredRetentionForgetsOldIdsOnItsScheduleMeasuredOnTheApplicationsClock() throws Exception {
+    try (OutboxTestContainer container = start(Map.of("outbox.inbox.retention", "7d",
+        "outbox.inbox.retention-interval", "1s"))) {
+      Inbox inbox = container.select(Inbox.class);
+      assertThat(container.<Boolean>inTransaction(() -> inbox.accept("orders", "order:1", 5))).isTrue();
+      container.clock().advance(java.time.Duration.ofDays(6));
+      assertThat(container.<Boolean>inTransaction(() -> inbox.accept("orders", "order:2", 5))).isTrue();
+      container.clock().advance(java.time.Duration.ofDays(2));
+
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).untilAsserted(() ->
+          assertThat(container.<Boolean>inTransaction(() -> inbox.accept("orders", "order:1", 5)))
+              .as("order:1, accepted 8 days ago on the application's clock, is forgotten").isTrue());
+      assertThat(container.<Boolean>inTransaction(() -> inbox.accept("orders", "order:2", 5)))
+          .as("order:2, accepted 2 days ago, is remembered").isFalse();
+    }
+  }
+
+  @Test
+  void aBadRetentionValueFailsTheStartNamingKeyAndValue() {
+    assertStartFails(() -> start(Map.of("outbox.inbox.retention", "-1d")), "outbox.inbox.retention",
+        "outbox.inbox.retention=-1d is not a duration");
+    assertStartFails(() -> start(Map.of("outbox.inbox.retention", "4000d")), "outbox.inbox.retention",
+        "outbox.inbox.retention=4000d is too long: the limit is 3650d");
+    assertStartFails(() -> start(Map.of("outbox.inbox.retention-interval", "500ms")),
+        "outbox.inbox.retention-interval", "outbox.inbox.retention-interval=500ms is too short: the least is 1s");
+    assertStartFails(() -> start(Map.of("outbox.inbox.retention-chunk-size", "0")),
+        "outbox.inbox.retention-chunk-size", "outbox.inbox.retention-chunk-size=0 is out of range: use a number"
+            + " from 1 to 10000");
   }
 
   @Test

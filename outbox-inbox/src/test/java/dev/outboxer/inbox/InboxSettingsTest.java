@@ -20,7 +20,10 @@ class InboxSettingsTest {
       assertThat(declaration.title()).isEqualTo("inbox");
       assertThat(declaration.module()).isEqualTo("outbox-inbox");
     });
-    assertThat(InboxSettings.GLOBAL.keyPatterns()).containsExactly("outbox.inbox.datasource", "outbox.inbox.schema");
+    assertThat(InboxSettings.GLOBAL.keyPatterns()).containsExactly("outbox.inbox.datasource", "outbox.inbox.schema",
+        "outbox.inbox.retention", "outbox.inbox.retention-interval", "outbox.inbox.retention-chunk-size");
+    assertThat(InboxSettings.RETENTION.defaultValue()).as("retention: off").isEmpty();
+    assertThat(InboxSettings.RETENTION_INTERVAL.defaultValue()).contains(java.time.Duration.ofHours(1));
     assertThat(InboxSettings.PER_OUTBOX.keyPatterns()).containsExactly("outbox.<name>.inbox.deduplicate");
     assertThat(InboxSettings.SCHEMA.defaultValue()).contains("validate");
     assertThat(InboxSettings.DEDUPLICATE.defaultValue()).contains("group");

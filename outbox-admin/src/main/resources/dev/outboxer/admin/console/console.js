@@ -82,7 +82,9 @@
     if (seconds < 60) return `${seconds}s`;
     const minutes = Math.floor(seconds / 60);
     if (minutes < 60) return `${minutes}m ${String(seconds % 60).padStart(2, '0')}s`;
-    return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
+    const hours = Math.floor(minutes / 60);
+    if (hours < 48) return `${hours}h ${String(minutes % 60).padStart(2, '0')}m`;
+    return hours % 24 === 0 ? `${hours / 24}d` : `${Math.floor(hours / 24)}d ${hours % 24}h`;
   }
 
   function say(text, kind) {
@@ -129,6 +131,8 @@
     $('retrying').textContent = view.retrying;
     $('dead').textContent = view.dead;
     $('dead').classList.toggle('bad', view.dead > 0);
+    $('dead-retention').textContent = view.deadRetentionMillis == null ? 'kept until retried or discarded'
+      : `removed ${duration(view.deadRetentionMillis)} after they died`;
     $('lag').textContent = duration(view.lagMillis);
   }
 

@@ -91,6 +91,27 @@ public class ScriptedRelay implements Relay {
     }
   }
 
+  /**
+   * A script that fails the records whose ids are in {@code failures} (read at each batch, so a
+   * test can add to it before its publish commits) with the failure given, and sends the others
+   * that are not held back, in order.
+   */
+  public static Script failing(Map<Long, ? extends RuntimeException> failures) {
+    return (batch, node) -> {
+      for (OutboxRecord record : batch.records()) {
+        if (batch.heldBack(record)) {
+          continue;
+        }
+        RuntimeException failure = failures.get(record.id());
+        if (failure != null) {
+          batch.fail(record, failure);
+        } else {
+          send(batch, record, node);
+        }
+      }
+    };
+  }
+
   /** Records the delivery, then confirms it: what a real relay does after the destination accepted the record. */
   public static void send(RelayBatch batch, OutboxRecord record, String node) {
     DELIVERIES.add(new Delivery(node, record, batch.fencingToken(), System.nanoTime()));

@@ -72,6 +72,11 @@ public class OutboxAdminBean implements OutboxAdmin {
   }
 
   @Override
+  public java.util.Optional<java.time.Duration> deadRetention(String outbox) {
+    return java.util.Optional.ofNullable(configuration.require(outbox).deadRetention());
+  }
+
+  @Override
   public boolean started() {
     return runtime.ready();
   }

@@ -10,7 +10,7 @@ import jakarta.persistence.EntityManager;
 
 /**
  * The application's EntityManager that Outboxer works with: the {@code @OutboxPersistence} one, or
- * else the application's only {@code @Default} one. The deployment check in {@link OutboxExtension}
+ * else the application's only {@code @Default} one. The {@link DeploymentCheck}
  * makes sure one of them exists.
  *
  * <p>The reference is resolved once and kept: it is a container-managed, transaction-scoped proxy
@@ -30,7 +30,7 @@ public class EntityManagerLookup {
       Instance<EntityManager> qualified = entityManagers.select(OutboxPersistenceLiteral.INSTANCE);
       Instance<EntityManager> instance = qualified.isResolvable() ? qualified : entityManagers.select(Default.Literal.INSTANCE);
       if (!instance.isResolvable()) {
-        throw new OutboxException(OutboxExtension.MISSING_ENTITY_MANAGER);
+        throw new OutboxException(DeploymentCheck.MISSING_ENTITY_MANAGER);
       }
       found = instance.get();
       entityManager = found;

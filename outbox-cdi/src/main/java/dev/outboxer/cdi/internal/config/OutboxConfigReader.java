@@ -239,6 +239,8 @@ public final class OutboxConfigReader {
     long maxPayloadSize = reader.optional(CoreSettings.MAX_PAYLOAD_SIZE).orElse(Long.MAX_VALUE);
     Duration maxDelay = reader.get(CoreSettings.MAX_DELAY);
     int adminChunkSize = reader.get(CoreSettings.ADMIN_CHUNK_SIZE);
+    Duration deadRetention = reader.optional(CoreSettings.DEAD_RETENTION).orElse(null);
+    Duration retentionInterval = reader.get(CoreSettings.RETENTION_INTERVAL);
     boolean workerTransactionAlwaysJta = "jta".equals(reader.get(CoreSettings.WORKER_TRANSACTION));
 
     String relayPrefix = ConfigKeys.key(name, relay + ".");
@@ -260,7 +262,8 @@ public final class OutboxConfigReader {
     }
     return Optional.of(new OutboxSettings(name, relay, ordering, partitions, maxAttempts, deadOn, backoffMin, backoffMax,
         serializeWrites, batchSize, pollInterval, maxPollInterval, relayTimeout, transactionTimeout,
-        maxPayloadSize, maxDelay, adminChunkSize, workerTransactionAlwaysJta, relayProperties));
+        maxPayloadSize, maxDelay, adminChunkSize, deadRetention, retentionInterval, workerTransactionAlwaysJta,
+        relayProperties));
   }
 
   /**

@@ -18,7 +18,11 @@ import java.util.Map;
  *     dead-on}), each checked at start to name a {@link Throwable} class
  * @param maxPayloadSize the configured payload limit in bytes, {@link Long#MAX_VALUE} if not set
  * @param maxDelay how far ahead a message's {@code notBefore} may lie at publish
- * @param adminChunkSize messages an admin operation outside a transaction changes per transaction
+ * @param adminChunkSize messages an admin operation outside a transaction changes per transaction, and
+ *     dead-retention per transaction
+ * @param deadRetention how long a dead message is kept after it died; null to keep it until an
+ *     operator retries or discards it
+ * @param retentionInterval how often this node runs dead-retention (when {@code deadRetention} is set)
  * @param workerTransactionAlwaysJta {@code worker-transaction=jta}: the batches run in JTA
  *     transactions even for a relay that does not use the worker's transaction
  * @param relayProperties keys under {@code outbox.<name>.<relay>.}, prefix removed
@@ -41,6 +45,8 @@ public record OutboxSettings(
     long maxPayloadSize,
     Duration maxDelay,
     int adminChunkSize,
+    Duration deadRetention,
+    Duration retentionInterval,
     boolean workerTransactionAlwaysJta,
     Map<String, String> relayProperties) {
 

@@ -39,6 +39,7 @@ public class OutboxMetrics {
   public static final String BATCH_FAILURES = "outbox.batch.failures";
   public static final String COMMIT_UNKNOWN = "outbox.commit.unknown";
   public static final String DEADLOCKS = "outbox.deadlocks";
+  public static final String RETENTION_REMOVED = "outbox.retention.removed";
 
   /** The counters and what each counts (MicroProfile Metrics publishes the descriptions; see MicrometerSink). */
   static final Map<String, String> COUNTERS = Map.of(
@@ -49,7 +50,8 @@ public class OutboxMetrics {
       BATCH_FAILURES, "Batches that failed as a whole (database unreachable, commit failed) and were rolled back",
       COMMIT_UNKNOWN, "Batch commits whose outcome is unknown (connection lost during the commit, heuristic outcome):"
           + " their messages may be delivered again",
-      DEADLOCKS, "Batches the database rolled back to break a deadlock (retried at once)");
+      DEADLOCKS, "Batches the database rolled back to break a deadlock (retried at once)",
+      RETENTION_REMOVED, "Dead messages removed by dead-retention, counted when their chunk commits");
   static final String RELAY_BATCH_DESCRIPTION = "Time the relay took per batch";
   static final String PENDING_DESCRIPTION = "Messages waiting to be relayed, retries included";
   static final String DEAD_DESCRIPTION = "Dead messages waiting for retryDead or discard";
@@ -74,6 +76,11 @@ public class OutboxMetrics {
 
   public void deadlock(String outbox) {
     count(DEADLOCKS, outbox, 1);
+  }
+
+  /** Counts the dead messages a committed chunk of dead-retention removed. */
+  public void retentionRemoved(String outbox, int removed) {
+    count(RETENTION_REMOVED, outbox, removed);
   }
 
   /** Counts what a committed batch did: {@code relayed} is the number of rows its commit deleted. */

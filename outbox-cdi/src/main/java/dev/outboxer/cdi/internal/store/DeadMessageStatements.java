@@ -52,8 +52,27 @@ public class DeadMessageStatements {
    */
   public List<DeadRow> read(Connection connection, String outbox, List<Long> ids, String groupKey, long afterId,
       int limit) throws SQLException {
+    return read(connection, outbox, ids, groupKey, null, afterId, limit);
+  }
+
+  /**
+   * Up to {@code limit} dead messages of the outbox that died before {@code diedBefore} (UTC), with
+   * ids above {@code afterId}, in id order. A message died at its last attempt ({@code
+   * last_attempt_at}); one without (written by hand, not by a worker) counts from its creation. A
+   * plain read.
+   */
+  public List<DeadRow> readDiedBefore(Connection connection, String outbox, LocalDateTime diedBefore, long afterId,
+      int limit) throws SQLException {
+    return read(connection, outbox, null, null, java.util.Objects.requireNonNull(diedBefore), afterId, limit);
+  }
+
+  private List<DeadRow> read(Connection connection, String outbox, List<Long> ids, String groupKey,
+      LocalDateTime diedBefore, long afterId, int limit) throws SQLException {
     StringBuilder select = new StringBuilder("SELECT id, group_key FROM outbox_message WHERE outbox = ?"
         + " AND status = 'DEAD' AND id > ?");
+    if (diedBefore != null) {
+      select.append(" AND COALESCE(last_attempt_at, created_at) < ?");
+    }
     if (ids != null) {
       if (ids.isEmpty()) {
         return List.of();
@@ -69,6 +88,9 @@ public class DeadMessageStatements {
       statement.setString(1, outbox);
       statement.setLong(2, afterId);
       int next = 3;
+      if (diedBefore != null) {
+        Sql.setUtc(statement, next++, diedBefore);
+      }
       if (ids != null) {
         next = Sql.setLongs(statement, next, ids);
       }
@@ -111,6 +133,22 @@ public class DeadMessageStatements {
       oldToNew.put(dead.get(i).id(), newIds.get(i));
     }
     return sql.reviveDead(connection, outbox, oldToNew);
+  }
+
+  /**
+   * Tries to take the outbox's retention lock for this transaction, without waiting: one node's
+   * dead-retention at a time. Where it is the session's, {@link #releaseRetentionLock} must follow
+   * in the same transaction.
+   *
+   * @return whether this transaction holds it
+   */
+  public boolean tryRetentionLock(Connection connection, String outbox) throws SQLException {
+    return database.dialect().sql().tryRetentionLock(connection, outbox);
+  }
+
+  /** Gives back the retention lock {@link #tryRetentionLock} took, where the transaction's end does not. */
+  public void releaseRetentionLock(Connection connection, String outbox) throws SQLException {
+    database.dialect().sql().releaseRetentionLock(connection, outbox);
   }
 
   /**

@@ -157,6 +157,29 @@ interface DialectSql {
   }
 
   /**
+   * Tries to take the outbox's retention lock, without waiting, for the rest of this transaction:
+   * while one node holds it, no other node's dead-retention deletes (see {@code
+   * DeadMessageRetention}). Taken by a node for each chunk; a node that does not get it ends its run.
+   * By default a lock of this JVM ({@link LocalLocks}), for the databases that serve one process
+   * (H2, SQLite); released by {@link #releaseRetentionLock}.
+   *
+   * @return whether this transaction holds it now
+   */
+  default boolean tryRetentionLock(Connection connection, String outbox) throws SQLException {
+    return LocalLocks.RETENTION.tryTake(outbox);
+  }
+
+  /**
+   * Gives the retention lock back before the transaction ends where it is not the transaction's own
+   * (MariaDB's {@code GET_LOCK} belongs to the session, which a pool keeps; this JVM's lock); nothing
+   * where the transaction's end releases it (PostgreSQL). Called after {@link #tryRetentionLock}
+   * returned true, also when the chunk failed.
+   */
+  default void releaseRetentionLock(Connection connection, String outbox) throws SQLException {
+    LocalLocks.RETENTION.release(outbox);
+  }
+
+  /**
    * Bounds how long the row locks that follow in this transaction wait, where the database can set
    * that for the transaction (PostgreSQL). A session setting would stay with the pooled connection,
    * so databases that can only do that bound each statement instead ({@link #lockWaitPrefix}).

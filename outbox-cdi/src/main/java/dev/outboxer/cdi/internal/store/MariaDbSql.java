@@ -93,6 +93,34 @@ final class MariaDbSql implements DialectSql {
     }
   }
 
+  /**
+   * {@code GET_LOCK(name, 0)}: a lock of the session, not of the transaction, so {@link
+   * #releaseRetentionLock} gives it back before the connection goes back to the pool (and the
+   * server drops it with a session that dies). The name is at most 64 characters: the outbox's hash.
+   */
+  @Override
+  public boolean tryRetentionLock(Connection connection, String outbox) throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement("SELECT GET_LOCK(?, 0)")) {
+      statement.setString(1, retentionLockName(outbox));
+      try (java.sql.ResultSet rows = statement.executeQuery()) {
+        rows.next();
+        return rows.getInt(1) == 1;
+      }
+    }
+  }
+
+  @Override
+  public void releaseRetentionLock(Connection connection, String outbox) throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement("SELECT RELEASE_LOCK(?)")) {
+      statement.setString(1, retentionLockName(outbox));
+      statement.executeQuery().close();
+    }
+  }
+
+  private static String retentionLockName(String outbox) {
+    return "outboxer.retention." + Long.toHexString(GroupHash.hash64(outbox));
+  }
+
   @Override
   public void boundLockWait(Connection connection, Duration wait) {
     // Per statement (lockWaitPrefix): MariaDB's setting is the session's, which would stay with the pooled connection.

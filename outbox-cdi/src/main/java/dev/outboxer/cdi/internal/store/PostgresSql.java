@@ -26,6 +26,8 @@ final class PostgresSql implements DialectSql {
   // serialize-writes: the group's lock comes before the id, so ids of a group increase in commit order.
   private static final String GROUP_LOCK = " AND pg_advisory_xact_lock(?) IS NOT NULL";
   private static final String TAIL = " FOR KEY SHARE OF r RETURNING id, partition_no";
+  /** The first key of the retention locks ("OBXR"); the second is the outbox's hash. */
+  private static final int RETENTION_LOCK_CLASS = 0x4F425852;
 
   @Override
   public String insertMessage(boolean lockGroup) {
@@ -100,6 +102,27 @@ final class PostgresSql implements DialectSql {
       }
     });
     return inOrder;
+  }
+
+  /**
+   * {@code pg_try_advisory_xact_lock} with two int keys: a key space apart from the one-bigint keys
+   * of the groups' serialize-writes locks, so the two never contend. Released when the transaction ends.
+   */
+  @Override
+  public boolean tryRetentionLock(Connection connection, String outbox) throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement("SELECT pg_try_advisory_xact_lock(?, ?)")) {
+      statement.setInt(1, RETENTION_LOCK_CLASS);
+      statement.setInt(2, (int) GroupHash.hash64(outbox));
+      try (ResultSet rows = statement.executeQuery()) {
+        rows.next();
+        return rows.getBoolean(1);
+      }
+    }
+  }
+
+  @Override
+  public void releaseRetentionLock(Connection connection, String outbox) {
+    // The transaction's end releases it.
   }
 
   @Override

@@ -16,6 +16,7 @@ import java.sql.SQLException;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -28,8 +29,20 @@ import java.util.TreeMap;
  */
 abstract class RowByRowBatchSql implements BatchSql {
 
-  /** What locking the partition found: the new fencing token and the instance that held it last. */
-  record LockedPartition(long fencingToken, String previousInstance) {}
+  /**
+   * What locking the partition found: the new fencing token, the instance that held it last and,
+   * where the same statement read them, the outbox's rules in force and whether any message of the
+   * partition waits for a retry or its time (else null: read separately).
+   */
+  record LockedPartition(long fencingToken, String previousInstance, Rules rules, Boolean anyWaiting) {
+
+    LockedPartition(long fencingToken, String previousInstance) {
+      this(fencingToken, previousInstance, null, null);
+    }
+  }
+
+  /** The outbox's partition count and layout version, as a claim reports them. */
+  record Rules(int partitionCount, int layoutVersion) {}
 
   /**
    * MariaDB, H2 and SQLite: the same scan in a statement of its own, the held-back rows left out by
@@ -41,6 +54,13 @@ abstract class RowByRowBatchSql implements BatchSql {
   private static final String SCAN_GROUP = " AND NOT EXISTS (SELECT 1 FROM outbox_message w WHERE w.outbox = m.outbox"
       + " AND w.partition_no = m.partition_no AND w.next_attempt_at > ? AND w.group_key = m.group_key AND w.id < m.id)";
   private static final String SCAN_TAIL = " ORDER BY m.id LIMIT ?";
+  /** The scan with the waiting list: the column that tells a scanned row from a waiting one, and its values. */
+  private static final int ROW_KIND = 10;
+  private static final int SCANNED = 1;
+  private static final int WAITING = 2;
+  /** The partition's messages that wait for a retry or for their time. */
+  private static final String WAITING_WHERE = " WHERE outbox = ? AND partition_no = ? AND next_attempt_at IS NOT NULL"
+      + " AND status = 'PENDING'";
 
   private final DialectSql dialect;
 
@@ -59,55 +79,96 @@ abstract class RowByRowBatchSql implements BatchSql {
   @Override
   public Claim claim(Connection connection, String outbox, int partition, String node, String instance,
       LocalDateTime now, long idleTimeoutMillis, boolean probeRunning) throws SQLException {
-    LockedPartition locked = lockPartition(connection, outbox, partition);
-    Claim claim = new Claim(false, 0, null, 0, 0, 0, 0);
-    if (locked != null) {
-      claim = new Claim(true, locked.fencingToken(), locked.previousInstance(), 0, 0, 0, 0);
-      recordOwner(connection, outbox, partition, node, instance, now, claim.fencingToken());
-    }
-    return withRules(connection, outbox, claim);
+    return claim(connection, outbox, partition, node, instance, now).claim();
   }
 
-  /** The claim, then the read if it took the partition: two round trips or more. */
+  /** The claim and what locking the partition found (null if it was not claimed). */
+  private record Claimed(Claim claim, LockedPartition locked) {}
+
+  private Claimed claim(Connection connection, String outbox, int partition, String node, String instance,
+      LocalDateTime now) throws SQLException {
+    LockedPartition locked = lockPartition(connection, outbox, partition);
+    if (locked == null) {
+      Rules rules = rules(connection, outbox);
+      return new Claimed(new Claim(false, 0, null, rules.partitionCount(), rules.layoutVersion(), 0, 0), null);
+    }
+    recordOwner(connection, outbox, partition, node, instance, now, locked.fencingToken());
+    Rules rules = locked.rules() != null ? locked.rules() : rules(connection, outbox);
+    return new Claimed(new Claim(true, locked.fencingToken(), locked.previousInstance(), rules.partitionCount(),
+        rules.layoutVersion(), 0, 0), locked);
+  }
+
+  /** The claim, then the read if it took the partition: three round trips or more. */
   @Override
   public ClaimedRead claimAndRead(Connection connection, String outbox, int partition, String node, String instance,
       LocalDateTime now, long idleTimeoutMillis, ReadRequest request) throws SQLException {
-    Claim claim = claim(connection, outbox, partition, node, instance, now, idleTimeoutMillis, false);
-    return new ClaimedRead(claim, claim.claimed() ? read(connection, outbox, partition, request, now) : null);
+    Claimed claimed = claim(connection, outbox, partition, node, instance, now);
+    if (!claimed.claim().claimed()) {
+      return new ClaimedRead(claimed.claim(), null);
+    }
+    boolean nothingWaits = Boolean.FALSE.equals(claimed.locked().anyWaiting());
+    return new ClaimedRead(claimed.claim(), read(connection, outbox, partition, request, now, nothingWaits));
   }
 
   @Override
   public Read read(Connection connection, String outbox, int partition, ReadRequest request, LocalDateTime now)
       throws SQLException {
+    return read(connection, outbox, partition, request, now, false);
+  }
+
+  /**
+   * Reads the partition. With {@code nothingWaits} (the claim's statement found no message waiting
+   * for a retry or its time) the waiting list is not read before the scan: the scan then holds
+   * nothing back in SQL, and the list read in the scan's own statement holds back whatever a message
+   * that began to wait since then holds back (in {@link RelaySelection}).
+   */
+  private Read read(Connection connection, String outbox, int partition, ReadRequest request, LocalDateTime now,
+      boolean nothingWaits) throws SQLException {
     Ordering ordering = request.ordering();
     long scanFrom = request.scanFrom();
     int limit = request.limit();
     String columns = messageColumns();
-    List<Waiting> waiting = waiting(connection, outbox, partition);
+    List<Waiting> waiting = nothingWaits ? List.of() : waiting(connection, outbox, partition);
     List<StoredMessage> scannedRows = new ArrayList<>();
     HoldBack holdBack = HoldBack.of(ordering, waiting, now);
-    try (PreparedStatement statement = connection.prepareStatement(String.format(SCAN_HEAD, columns) + holdBack.sql()
-        + SCAN_TAIL)) {
+    // The waiting list again, in the scan's own statement: at READ COMMITTED (H2; MariaDB if the data source sets it)
+    // each statement sees what committed before it, so a delayed message published just before a later message of
+    // its group can be missing from the list read before the scan while the scan returns that later message. One
+    // statement sees one state: the list read with the scan holds back whatever the scan saw (RelaySelection). Not
+    // needed in an outbox without ordering, where nothing holds anything back.
+    boolean waitingWithScan = ordering != Ordering.NONE;
+    String sql = waitingWithScan
+        ? "SELECT * FROM (" + String.format(SCAN_HEAD, columns + ", " + SCANNED + " AS row_kind") + holdBack.sql()
+            + SCAN_TAIL + ") scanned UNION ALL SELECT id, group_key, NULL, NULL, NULL, NULL, 0, "
+            + dialect.readTime("next_attempt_at") + ", NULL, " + WAITING + " FROM outbox_message" + WAITING_WHERE
+        : String.format(SCAN_HEAD, columns) + holdBack.sql() + SCAN_TAIL;
+    List<Waiting> waitingSeenWithScan = new ArrayList<>();
+    try (PreparedStatement statement = connection.prepareStatement(sql)) {
       int index = 1;
       statement.setString(index++, outbox);
       statement.setInt(index++, partition);
       statement.setLong(index++, scanFrom);
       Sql.setUtc(statement, index++, now);
       index = holdBack.bind(statement, index, now);
-      statement.setInt(index, limit);
+      statement.setInt(index++, limit);
+      if (waitingWithScan) {
+        statement.setString(index++, outbox);
+        statement.setInt(index, partition);
+      }
       try (ResultSet rows = statement.executeQuery()) {
         while (rows.next()) {
-          scannedRows.add(BatchStatements.message(rows, 1));
+          if (waitingWithScan && rows.getInt(ROW_KIND) == WAITING) {
+            waitingSeenWithScan.add(new Waiting(rows.getLong(1), rows.getString(2), Sql.getUtc(rows, 8)));
+          } else {
+            scannedRows.add(BatchStatements.message(rows, 1));
+          }
         }
       }
     }
-    // Read again after the scan: at READ COMMITTED (H2; MariaDB if the data source sets it) each statement sees what
-    // committed before it, so a delayed message published just before a later message of its group can be missing
-    // from the list read before the scan while the scan returns that later message. Whatever the scan saw committed,
-    // this read sees too, and the selection holds it back by this list (RelaySelection). Only when the scan found
-    // something a waiting message could hold back: an idle poll, or an outbox without ordering, needs no second read.
-    if (!scannedRows.isEmpty() && ordering != Ordering.NONE) {
-      waiting = waiting(connection, outbox, partition);
+    if (waitingWithScan) {
+      waiting = waitingSeenWithScan;
+      // A union keeps no order: the scan's rows in id order again.
+      scannedRows.sort(Comparator.comparingLong(StoredMessage::id));
     }
     List<Long> due = new ArrayList<>();
     for (Waiting row : waiting) {
@@ -139,8 +200,7 @@ abstract class RowByRowBatchSql implements BatchSql {
   private List<Waiting> waiting(Connection connection, String outbox, int partition) throws SQLException {
     List<Waiting> waiting = new ArrayList<>();
     try (PreparedStatement statement = connection.prepareStatement("SELECT id, group_key, "
-        + dialect.readTime("next_attempt_at") + " FROM outbox_message WHERE outbox = ? AND partition_no = ?"
-        + " AND next_attempt_at IS NOT NULL AND status = 'PENDING'")) {
+        + dialect.readTime("next_attempt_at") + " FROM outbox_message" + WAITING_WHERE)) {
       statement.setString(1, outbox);
       statement.setInt(2, partition);
       try (ResultSet rows = statement.executeQuery()) {
@@ -155,23 +215,29 @@ abstract class RowByRowBatchSql implements BatchSql {
   @Override
   public int finish(Connection connection, Collection<Long> relayed, List<Failure> failures, LocalDateTime now)
       throws SQLException {
-    int deleted = 0;
-    if (!relayed.isEmpty()) {
-      // One single-row delete per id, sent as one batch: each is an equality on the primary key, which locks that
-      // row and nothing else. An IN list becomes a range scan on MariaDB, which under REPEATABLE READ also locks
-      // the gap after its last row, up to the end of the table: every publish would wait for this batch.
-      try (PreparedStatement statement = connection.prepareStatement("DELETE FROM outbox_message WHERE id = ?")) {
-        for (long id : relayed) {
-          statement.setLong(1, id);
-          statement.addBatch();
-        }
-        for (int count : statement.executeBatch()) {
-          deleted += count == java.sql.Statement.SUCCESS_NO_INFO ? 1 : Math.max(0, count);
-        }
-      }
-    }
+    int deleted = relayed.isEmpty() ? 0 : deleteRelayed(connection, relayed);
     if (!failures.isEmpty()) {
       BatchStatements.recordFailuresByPrimaryKey(connection, failures, now);
+    }
+    return deleted;
+  }
+
+  /**
+   * Deletes the relayed rows, locking those rows and nothing else. Here one single-row delete per id,
+   * sent as one batch: each is an equality on the primary key. An {@code IN} list would be a range
+   * scan (or, on a small table, a full scan) on MariaDB, which under REPEATABLE READ also locks the
+   * gap after its last row, up to the end of the table: every publish would wait for this batch.
+   */
+  int deleteRelayed(Connection connection, Collection<Long> relayed) throws SQLException {
+    int deleted = 0;
+    try (PreparedStatement statement = connection.prepareStatement("DELETE FROM outbox_message WHERE id = ?")) {
+      for (long id : relayed) {
+        statement.setLong(1, id);
+        statement.addBatch();
+      }
+      for (int count : statement.executeBatch()) {
+        deleted += count == java.sql.Statement.SUCCESS_NO_INFO ? 1 : Math.max(0, count);
+      }
     }
     return deleted;
   }
@@ -196,8 +262,8 @@ abstract class RowByRowBatchSql implements BatchSql {
     }
   }
 
-  /** The claim with the rules in force. */
-  private static Claim withRules(Connection connection, String outbox, Claim claim) throws SQLException {
+  /** The outbox's rules in force. */
+  private static Rules rules(Connection connection, String outbox) throws SQLException {
     try (PreparedStatement statement = connection.prepareStatement(
         "SELECT partition_count, layout_version FROM outbox_rules WHERE outbox = ?")) {
       statement.setString(1, outbox);
@@ -205,8 +271,7 @@ abstract class RowByRowBatchSql implements BatchSql {
         if (!rows.next()) {
           throw BatchStatements.missingRules(outbox);
         }
-        return new Claim(claim.claimed(), claim.fencingToken(), claim.previousInstance(), rows.getInt(1),
-            rows.getInt(2), 0, 0);
+        return new Rules(rows.getInt(1), rows.getInt(2));
       }
     }
   }

@@ -99,6 +99,17 @@ public class OutboxRuntime {
 
   void onStart(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) @Initialized(ApplicationScoped.class) Object event)
       throws Exception {
+    start();
+  }
+
+  /**
+   * Starts Outboxer: what the application's start does in a CDI container. A platform whose
+   * application-scope initialisation comes before its data sources (Quarkus fires it at static
+   * initialisation) calls this at its own start instead, and disables the observer.
+   *
+   * @throws Exception a configuration or schema problem that must fail the application's start
+   */
+  public void start() throws Exception {
     if (configuration.outboxes().isEmpty()) {
       LOG.info("Outboxer: no outbox is configured (outbox.<name>.relay); nothing to start");
       ready = true;
@@ -205,6 +216,11 @@ public class OutboxRuntime {
   }
 
   void onStop(@Observes @BeforeDestroyed(ApplicationScoped.class) Object event) {
+    stop();
+  }
+
+  /** Stops the workers and the wake-ups, and unregisters the metrics: what the application's shutdown does. */
+  public void stop() {
     ready = false;
     synchronized (this) {
       stopping = true;

@@ -31,8 +31,9 @@ import javax.naming.NoInitialContextException;
 
 /**
  * This node's partition workers: one per partition in force of every outbox, started and stopped
- * with the application, scheduled on a ManagedScheduledExecutorService (or a plain pool in Java SE)
- * or by EJB timer ticks, as {@code outbox.worker} says.
+ * with the application, scheduled on a ManagedScheduledExecutorService (or the platform's {@link
+ * PlatformExecutor} in Quarkus, or a plain pool in Java SE) or by EJB timer ticks, as {@code
+ * outbox.worker} says.
  *
  * <p>The partitions in force are the cluster's, read from the database at every claim, not this
  * node's configuration: when another node changes the count, this node starts and stops workers to
@@ -45,6 +46,11 @@ public class Workers implements PartitionWorker.LayoutListener {
   private static final Logger LOG = Logger.getLogger(Workers.class.getName());
   private static final int MAX_OWN_THREADS = 16;
   private static final Duration SUPERVISION_INTERVAL = Duration.ofSeconds(1);
+  /**
+   * How often the scheduler asks whether an outbox's dead-retention is due: its {@code
+   * retention-interval} is measured on Outboxer's clock ({@link TimeSource}), so tests step it.
+   */
+  private static final Duration RETENTION_CHECK = Duration.ofSeconds(1);
 
   @Inject OutboxConfiguration configuration;
   @Inject BatchProcessor processor;
@@ -55,9 +61,11 @@ public class Workers implements PartitionWorker.LayoutListener {
   @Inject dev.outboxer.cdi.internal.jdbc.DataSourceLookup dataSources;
   @Inject dev.outboxer.cdi.internal.tx.TwoPhaseCommitCheck twoPhaseCommit;
   @Inject BacklogMonitor backlog;
+  @Inject DeadMessageRetention retention;
   @Inject Database database;
   @Inject jakarta.enterprise.inject.Instance<jakarta.enterprise.concurrent.ManagedScheduledExecutorService>
       managedExecutors;
+  @Inject @PlatformExecutor jakarta.enterprise.inject.Instance<ScheduledExecutorService> platformExecutors;
 
   /** Per outbox, its workers on this node by partition. */
   private final Map<String, OutboxWorkers> outboxes = new ConcurrentHashMap<>();
@@ -69,6 +77,7 @@ public class Workers implements PartitionWorker.LayoutListener {
   private ScheduledExecutorService ownExecutor;
   private ScheduledExecutorService supervisor;
   private ScheduledFuture<?> backlogRefresh;
+  private ScheduledFuture<?> retentionRuns;
   private volatile long lastBacklogRefresh;
 
   /** The workers of one outbox and the layout they follow. */
@@ -137,6 +146,11 @@ public class Workers implements PartitionWorker.LayoutListener {
       }
       long refresh = configuration.metricsRefresh().toMillis();
       backlogRefresh = executor.scheduleWithFixedDelay(this::refreshBacklog, 0, refresh, TimeUnit.MILLISECONDS);
+      if (anyRetention()) {
+        // On the workers' pool, one run at a time: a long run delays the next check, never a partition's worker.
+        retentionRuns = executor.scheduleWithFixedDelay(this::runRetention, 0, RETENTION_CHECK.toMillis(),
+            TimeUnit.MILLISECONDS);
+      }
       supervisor = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "outboxer-supervisor");
         thread.setDaemon(true);
@@ -326,6 +340,24 @@ public class Workers implements PartitionWorker.LayoutListener {
       lastBacklogRefresh = now;
       refreshBacklog();
     }
+    if (anyRetention()) {
+      runRetention();
+    }
+  }
+
+  private boolean anyRetention() {
+    return configuration.outboxes().values().stream().anyMatch(settings -> settings.deadRetention() != null);
+  }
+
+  private void runRetention() {
+    if (stopping) {
+      return;
+    }
+    try {
+      retention.runDue(() -> stopping);
+    } catch (RuntimeException | LinkageError e) {
+      LOG.log(Level.WARNING, "Outboxer's dead-retention failed; it is tried again at the next interval", e);
+    }
   }
 
   private void refreshBacklog() {
@@ -388,6 +420,9 @@ public class Workers implements PartitionWorker.LayoutListener {
     if (backlogRefresh != null) {
       backlogRefresh.cancel(false);
     }
+    if (retentionRuns != null) {
+      retentionRuns.cancel(false);
+    }
     if (supervisor != null) {
       supervisor.shutdownNow();
     }
@@ -425,6 +460,11 @@ public class Workers implements PartitionWorker.LayoutListener {
     if (configuration.workerExecutor().isEmpty() && managedExecutors.isResolvable()) {
       // Java SE with a container that provides one as a CDI bean (and tests that inject faults into it).
       return managedExecutors.get();
+    }
+    if (configuration.workerExecutor().isEmpty() && platformExecutors.isResolvable()) {
+      // A platform without Jakarta Concurrency that offers its own managed pool (Quarkus).
+      LOG.info("Outboxer: the workers run on the platform's executor");
+      return platformExecutors.get();
     }
     String name = configuration.workerExecutor().orElse(CoreSettings.WORKER_EXECUTOR.defaultValue().orElseThrow());
     try {

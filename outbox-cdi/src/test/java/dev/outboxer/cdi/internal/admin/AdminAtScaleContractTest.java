@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.outboxer.Outbox;
 import dev.outboxer.OutboxAdmin;
 import dev.outboxer.OutboxException;
+import dev.outboxer.cdi.internal.DeadMessages;
 import dev.outboxer.cdi.internal.Keyed;
 import dev.outboxer.cdi.internal.Rows;
 import dev.outboxer.cdi.internal.ScriptedRelay;

@@ -1,5 +1,6 @@
 package dev.outboxer.cdi.internal.admin;
 
+import dev.outboxer.cdi.internal.DeadMessages;
 import dev.outboxer.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;

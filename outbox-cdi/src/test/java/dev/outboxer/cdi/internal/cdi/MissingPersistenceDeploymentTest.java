@@ -39,7 +39,7 @@ class MissingPersistenceDeploymentTest {
               .addBeanClass(RecordingRelay.class)
               .initialize().close())
           .isInstanceOf(DeploymentException.class)
-          .hasStackTraceContaining(OutboxExtension.MISSING_ENTITY_MANAGER)
+          .hasStackTraceContaining(DeploymentCheck.MISSING_ENTITY_MANAGER)
           .hasStackTraceContaining("@Produces @OutboxPersistence")
           .hasStackTraceContaining("outbox.datasource=jdbc/orders");
     } finally {

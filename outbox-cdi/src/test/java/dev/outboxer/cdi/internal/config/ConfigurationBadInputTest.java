@@ -77,6 +77,13 @@ class ConfigurationBadInputTest {
       "outbox.schema|   |is blank: remove the key for the default (validate)",
       "outbox.datasource|   |is blank: remove the key for the default (the data source behind the application's EntityManager)",
       "outbox.wake-up|   |is blank: remove the key for the default (notify)",
+      "outbox.orders.dead-retention|   |is blank: remove the key for the default (off: dead messages stay until retried or discarded)",
+      "outbox.orders.dead-retention|-7d|is not a duration",
+      "outbox.orders.dead-retention|PT-1S|must be longer than zero",
+      "outbox.orders.dead-retention|4000d|is too long: the limit is 3650d",
+      "outbox.orders.retention-interval|   |is blank: remove the key for the default (1h)",
+      "outbox.orders.retention-interval|500ms|is too short: the least is 1s",
+      "outbox.orders.retention-interval|200000d|is too long: the limit is 365d",
   })
   void a_blank_negative_or_too_large_value_is_one_problem_naming_key_value_and_range(String key, String value,
       String rule) {

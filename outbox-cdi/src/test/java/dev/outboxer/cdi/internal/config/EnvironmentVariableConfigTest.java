@@ -56,6 +56,8 @@ class EnvironmentVariableConfigTest {
     env.put("OUTBOX_ORDERS_MAX_PAYLOAD_SIZE", "512KB");
     env.put("OUTBOX_ORDERS_MAX_DELAY", "2d");
     env.put("OUTBOX_ORDERS_ADMIN_CHUNK_SIZE", "500");
+    env.put("OUTBOX_ORDERS_DEAD_RETENTION", "30d");
+    env.put("OUTBOX_ORDERS_RETENTION_INTERVAL", "15m");
     env.put("OUTBOX_ORDERS_WORKER_TRANSACTION", "jta");
     env.put("OUTBOX_ORDERS_JMS_CONNECTION_FACTORY", "jms/cf");
     env.put("OUTBOX_ORDERS_JMS_DESTINATION", "jms/orders");
@@ -102,6 +104,8 @@ class EnvironmentVariableConfigTest {
     assertThat(orders.maxPayloadSize()).isEqualTo(512 * 1024);
     assertThat(orders.maxDelay()).isEqualTo(Duration.ofDays(2));
     assertThat(orders.adminChunkSize()).isEqualTo(500);
+    assertThat(orders.deadRetention()).isEqualTo(Duration.ofDays(30));
+    assertThat(orders.retentionInterval()).isEqualTo(Duration.ofMinutes(15));
     assertThat(orders.workerTransactionAlwaysJta()).isTrue();
     assertThat(configuration.workerMode()).isEqualTo(WorkerMode.NONE);
     assertThat(configuration.workerExecutor()).contains("concurrent/workers");

@@ -45,6 +45,8 @@ class OutboxConfigReaderTest {
     assertThat(settings.pollInterval()).isEqualTo(Duration.ofMillis(500));
     assertThat(settings.maxPollInterval()).isEqualTo(Duration.ofSeconds(5));
     assertThat(settings.relayTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(settings.deadRetention()).as("dead-retention: off, dead messages are kept").isNull();
+    assertThat(settings.retentionInterval()).isEqualTo(Duration.ofHours(1));
     assertThat(configuration.workerMode()).isEqualTo(WorkerMode.EXECUTOR);
   }
 

@@ -3,17 +3,25 @@ package dev.outboxer.cdi.internal.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.outboxer.Ordering;
 import dev.outboxer.Outbox;
+import dev.outboxer.cdi.internal.Delayed;
 import dev.outboxer.cdi.internal.Keyed;
 import dev.outboxer.testing.OutboxTestContainer;
 import dev.outboxer.testing.RecordingRelay;
 import dev.outboxer.testing.TestDatabase;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
 import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -159,6 +167,56 @@ abstract class DatabaseContractTest {
         assertThat(read.dueCutOffAt()).isEqualTo(waiting.get(9));
         assertThat(read.waiting()).as("every waiting message is still listed").hasSize(waiting.size());
       }
+    } finally {
+      dev.outboxer.cdi.internal.Rows.clear(database());
+    }
+  }
+
+  /**
+   * At READ COMMITTED each statement sees what committed before it. A message that begins to wait
+   * (a delayed one) and a later message of its group, both committed after the claim's statement
+   * and before the scan's, come back together: the later message among the rows and the one that
+   * holds it back in the waiting list, so that the selection holds it back. On MariaDB the claim
+   * tells the read that nothing waited, and the read leaves out its first waiting list: only the
+   * list read with the scan knows. Run by the databases whose read scans in a statement of its own.
+   */
+  void a_message_that_begins_to_wait_after_the_claim_is_listed_with_the_scan_that_returns_its_group()
+      throws Exception {
+    String group = "late-holder";
+    int partition = GroupHash.partition(GroupHash.partitionKey(group), 2);
+    long[] published = new long[2];
+    AtomicBoolean hookRan = new AtomicBoolean();
+    java.time.Instant now = container.clock().instant();
+    try (Connection plain = database().connect()) {
+      plain.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+      plain.setAutoCommit(false);
+      // Before the scan is prepared, another transaction publishes and commits both messages.
+      Connection hooked = (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
+          new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+            if (method.getName().equals("prepareStatement") && ((String) args[0]).contains("ORDER BY m.id LIMIT")
+                && hookRan.compareAndSet(false, true)) {
+              CompletableFuture.runAsync(() -> inTransaction(() -> {
+                published[0] = outbox.publish("orders", new Delayed(group, 1, now.plusSeconds(3_600)));
+                published[1] = outbox.publish("orders", new Keyed(group, 2));
+                return null;
+              }), threads).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            }
+            try {
+              return method.invoke(plain, args);
+            } catch (InvocationTargetException e) {
+              throw e.getCause();
+            }
+          });
+      BatchStatements.ClaimedRead claimed = statements.claimAndRead(hooked, "orders", partition, "test-node",
+          "test-instance", LocalDateTime.ofInstant(now, ZoneOffset.UTC), 0,
+          new BatchStatements.ReadRequest(Ordering.GROUP, 0, 100, true));
+      plain.rollback();
+      assertThat(hookRan).as("the scan was prepared after the claim").isTrue();
+      assertThat(claimed.claim().claimed()).isTrue();
+      assertThat(claimed.read().rows()).extracting(BatchStatements.StoredMessage::id)
+          .as("the scan saw the later message, committed after the claim").contains(published[1]);
+      assertThat(claimed.read().waiting()).extracting(BatchStatements.Waiting::id)
+          .as("the message that holds it back is listed with it").contains(published[0]);
     } finally {
       dev.outboxer.cdi.internal.Rows.clear(database());
     }

@@ -18,4 +18,11 @@ class H2ContractTest extends DatabaseContractTest {
     return "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID IS NOT NULL"
         + " OR EXECUTING_STATEMENT LIKE 'INSERT INTO outbox_group_lock%'";
   }
+
+  @Override
+  @org.junit.jupiter.api.Test
+  void a_message_that_begins_to_wait_after_the_claim_is_listed_with_the_scan_that_returns_its_group()
+      throws Exception {
+    super.a_message_that_begins_to_wait_after_the_claim_is_listed_with_the_scan_that_returns_its_group();
+  }
 }

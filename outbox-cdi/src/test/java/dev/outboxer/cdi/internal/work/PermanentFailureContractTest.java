@@ -108,19 +108,7 @@ abstract class PermanentFailureContractTest {
     ScriptedRelay.reset();
     DeadMessageObserver.reset();
     FAIL.clear();
-    ScriptedRelay.script((batch, node) -> {
-      for (OutboxRecord record : batch.records()) {
-        if (batch.heldBack(record)) {
-          continue;
-        }
-        RuntimeException failure = FAIL.get(record.id());
-        if (failure != null) {
-          batch.fail(record, failure);
-        } else {
-          ScriptedRelay.send(batch, record, node);
-        }
-      }
-    });
+    ScriptedRelay.script(ScriptedRelay.failing(FAIL));
   }
 
   @AfterEach

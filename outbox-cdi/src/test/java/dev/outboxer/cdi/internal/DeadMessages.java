@@ -1,12 +1,12 @@
-package dev.outboxer.cdi.internal.admin;
+package dev.outboxer.cdi.internal;
 
 import dev.outboxer.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
-/** Dead messages written straight into the table, many at once, for the admin tests at scale. */
-final class DeadMessages {
+/** Dead messages written straight into the table, many at once, for the tests at scale (admin, dead-retention). */
+public final class DeadMessages {
 
   private DeadMessages() {}
 
@@ -18,7 +18,7 @@ final class DeadMessages {
    *
    * @return the first id
    */
-  static long insert(TestDatabase database, Connection connection, String outbox, int count, int groups)
+  public static long insert(TestDatabase database, Connection connection, String outbox, int count, int groups)
       throws SQLException {
     boolean postgres = database == TestDatabase.POSTGRESQL;
     long base;

@@ -1,0 +1,45 @@
+package dev.outboxer.quarkus.deployment;
+
+import dev.outboxer.OutboxConfigurationException;
+import dev.outboxer.testing.TestDatabase;
+import io.quarkus.test.QuarkusUnitTest;
+
+/**
+ * A Quarkus application under test on the local PostgreSQL, in the tests' own database
+ * ({@code <prefix>_outbox_quarkus_deployment}, created on first use and reset before the
+ * application starts), with dev services off: Hibernate ORM and Outboxer on Quarkus' default
+ * Agroal data source, Narayana for the transactions.
+ */
+final class QuarkusTestApplication {
+
+  private QuarkusTestApplication() {}
+
+  /** The application with these classes; the schema is reset (Outboxer's DDL and the test table) before it starts. */
+  static QuarkusUnitTest on(TestDatabase database, Class<?>... classes) {
+    return new QuarkusUnitTest()
+        .withApplicationRoot(jar -> jar.addClasses(classes).addClass(QuarkusTestApplication.class))
+        .setBeforeAllCustomizer(() -> {
+          database.assumeAvailable();
+          database.resetSchema();
+        })
+        .overrideConfigKey("quarkus.devservices.enabled", "false")
+        .overrideConfigKey("quarkus.datasource.db-kind", database.configValue())
+        .overrideConfigKey("quarkus.datasource.jdbc.url", database.url())
+        .overrideConfigKey("quarkus.datasource.username", database.user())
+        .overrideConfigKey("quarkus.datasource.password", database.password())
+        .overrideConfigKey("quarkus.hibernate-orm.schema-management.strategy", "none")
+        .overrideConfigKey("quarkus.log.category.\"dev.outboxer\".level", "WARN");
+  }
+
+  /**
+   * Outboxer's configuration failure in the chain of a failed start, or null. By class name: the
+   * application's classes, Outboxer's exception among them, come from Quarkus' class loader.
+   */
+  static Throwable configurationProblem(Throwable failure) {
+    Throwable problem = failure;
+    while (problem != null && !problem.getClass().getName().equals(OutboxConfigurationException.class.getName())) {
+      problem = problem.getCause();
+    }
+    return problem;
+  }
+}

@@ -77,6 +77,12 @@ public final class CoreSettings implements SettingsCatalog {
       Setting.duration("transaction-timeout", Duration.ofHours(2)).withDefault(Duration.ofSeconds(60))
           .meaning("the timeout of a batch's transaction, and so the longest a worker that stopped can hold its"
               + " partition; its claim's lease is this minus max(500ms, 10%)");
+  /** {@code outbox.<name>.worker-transaction}. */
+  public static final Setting<String> WORKER_TRANSACTION = Setting.oneOf("worker-transaction",
+      "worker transaction mode", choices("auto", "jta")).withDefault("auto")
+      .meaning("`auto`: batches run in plain database transactions when the relay does not use the worker's"
+          + " transaction (Kafka, SQS, RabbitMQ) and Outboxer has a data source, else in JTA transactions; `jta`:"
+          + " always in JTA transactions (for a data source that refuses local transactions)");
   /** {@code outbox.<name>.admin-chunk-size}. */
   public static final Setting<Integer> ADMIN_CHUNK_SIZE = Setting.integer("admin-chunk-size", 1, 10_000)
       .withDefault(10_000)
@@ -152,7 +158,7 @@ public final class CoreSettings implements SettingsCatalog {
   public static final SettingsDeclaration OUTBOX = SettingsDeclaration.of("outbox", "outbox-cdi",
       "outbox." + ConfigKeyNames.NAME + ".", RELAY, ORDERING, PARTITIONS, MAX_ATTEMPTS, DEAD_ON, BACKOFF_MIN, BACKOFF_MAX,
       SERIALIZE_WRITES, BATCH_SIZE, POLL_INTERVAL, MAX_POLL_INTERVAL, RELAY_TIMEOUT, TRANSACTION_TIMEOUT,
-      MAX_PAYLOAD_SIZE, MAX_DELAY, ADMIN_CHUNK_SIZE, DEAD_RETENTION, RETENTION_INTERVAL);
+      WORKER_TRANSACTION, MAX_PAYLOAD_SIZE, MAX_DELAY, ADMIN_CHUNK_SIZE, DEAD_RETENTION, RETENTION_INTERVAL);
 
   /** For {@link java.util.ServiceLoader}: the catalog of the core's keys. */
   public CoreSettings() {}

@@ -6,7 +6,9 @@ package dev.outboxer.spi;
  * <h2>Contract</h2>
  * <ul>
  *   <li>Outboxer calls {@link #relay(RelayBatch)} on a partition worker's thread, inside the
- *       worker's JTA transaction. A relay whose resource is XA-capable (a JTA-aware JMS connection
+ *       worker's JTA transaction (or, for a relay that says it does not {@linkplain
+ *       #usesWorkerTransaction() use it}, with none on the thread and the batch in a plain database
+ *       transaction). A relay whose resource is XA-capable (a JTA-aware JMS connection
  *       factory) may enlist in it: the send then commits or rolls back with the deletion of the
  *       confirmed rows. A relay that cannot enlist delivers before the database commit, which makes
  *       delivery at-least-once.</li>
@@ -85,6 +87,42 @@ public interface Relay extends AutoCloseable {
    */
   default boolean enlistsInWorkerTransaction() {
     return false;
+  }
+
+  /**
+   * Whether this relay uses the worker's JTA transaction at all: enlists a resource in it, or
+   * writes to a database in it (directly, or through application code it calls, as the local
+   * relay's observers do). A relay that answers {@code false} lets Outboxer run its batches on a
+   * plain database transaction instead of a JTA one: a connection of the outbox's data source taken
+   * outside any JTA transaction, committed by Outboxer itself. That saves the transaction manager's
+   * work and, on PostgreSQL, the round trip the XA driver spends on every batch (the one-node
+   * latency from publish to relay is in the manual's benchmarks).
+   *
+   * <p>What stays the same on that path: the claim, the fencing token, the lease and what {@link
+   * RelayBatch#claimHeld()} answers; {@code transaction-timeout} (Outboxer ends a batch transaction
+   * that outlives it, aborting its connection, as the transaction manager would) and {@code
+   * relay-timeout}; the order of every ordering unit; a failed commit delivers the whole batch again.
+   *
+   * <p>What an answer of {@code false} promises, and Outboxer does not check: during {@link
+   * #relay(RelayBatch)} the relay (and every {@link RelayInterceptor} around it) neither reads nor
+   * writes the outbox's database through the worker's thread's transaction, and does not rely on
+   * one being there. There is none: {@code relay} is called with no JTA transaction on the thread.
+   * Work a relay does in a JTA transaction of its own that it begins and ends inside {@code relay}
+   * is its own business; a transaction it leaves on the thread fails the batch. A relay that
+   * answers {@code false} here and {@code true} to {@link #enlistsInWorkerTransaction()} is taken
+   * to use the transaction.
+   *
+   * <p>Outboxer uses the plain transaction only where it gets connections from a data source
+   * ({@code outbox.datasource} or an {@code @OutboxPersistence DataSource}); through an
+   * {@code EntityManager} the batches stay in JTA transactions and the start-up log says so at
+   * INFO; {@code outbox.<name>.worker-transaction=jta} keeps them there too. Relay decorators ({@link RelayInterceptor}) are not asked: the relay they wrap is.
+   *
+   * @return {@code true}, the default, if the relay may use the worker's JTA transaction; {@code
+   *     false} for a relay that sends to a system of its own (a broker, a queue) and touches no
+   *     database in the worker's transaction: Outboxer's Kafka, SQS and RabbitMQ relays
+   */
+  default boolean usesWorkerTransaction() {
+    return true;
   }
 
   /**

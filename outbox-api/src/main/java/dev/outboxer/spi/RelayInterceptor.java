@@ -10,7 +10,10 @@ package dev.outboxer.spi;
  * relay reported its counterpart, and ask {@link RelayBatch#heldBack} before handing a record on.
  * What finally became of each record (the core's decision under the contract and the batch
  * transaction's outcome) is told to {@link RelayBatch#whenSettled} listeners: label records by it
- * rather than by what the relay reported. Order of several interceptors: undefined.
+ * rather than by what the relay reported. Order of several interceptors: undefined. Where the
+ * wrapped relay does not {@linkplain Relay#usesWorkerTransaction() use the worker's transaction},
+ * there is none while the returned relay runs: an interceptor must not write to the outbox's
+ * database in it then (Outboxer asks the wrapped relay, not the interceptor).
  */
 public interface RelayInterceptor {
 

@@ -186,7 +186,7 @@ final class GruelboxContender implements AutoCloseable {
    * which the entry is due at once (see {@link #DUE_AFTER}).
    */
   Latencies latency(int localSamples, int remoteSamples) throws Exception {
-    return new Latencies(samples(false, localSamples), samples(true, remoteSamples));
+    return new Latencies(samples(false, localSamples), samples(true, remoteSamples), List.of());
   }
 
   private List<Double> samples(boolean remote, int samples) throws Exception {

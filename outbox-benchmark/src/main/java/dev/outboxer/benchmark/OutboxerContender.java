@@ -17,6 +17,8 @@ final class OutboxerContender {
 
   private final OutboxerNodes nodes;
   private final BenchSettings settings;
+  /** Row 5's rounds so far, to alternate which of its two one-node lines goes first. */
+  private int latencyRounds;
 
   OutboxerContender(OutboxerNodes nodes) {
     this.nodes = nodes;
@@ -157,20 +159,40 @@ final class OutboxerContender {
    * Milliseconds from just before the publishing transaction's commit to the relay receiving the
    * message, on one fresh worker node with 4 partitions. Local: the node publishes itself (its
    * commit wakes its worker). Remote: the publish-only node publishes, the worker node finds the
-   * message when its worker polls.
+   * message when its worker polls. Plain local: as local, on another fresh node whose relay does
+   * not use the worker's transaction ({@link PlainBenchRelay}), as a Kafka, SQS or RabbitMQ relay;
+   * after the other two in the first round, before them in the second, and so on.
    */
   Latencies latency(int localSamples, int remoteSamples) throws Exception {
     String outbox = OutboxerNodes.FOUR_PARTITIONS;
     nodes.raw().truncate();
     Receipts receipts = new Receipts();
     BenchRelay.plan(outbox, new BenchRelay.Plan(null, null, receipts));
-    try (OutboxTestContainer node = OutboxerNodes.workerNode(settings, outbox)) {
-      List<Double> local = samples(node, outbox, receipts, false, localSamples, 0);
-      List<Double> remote = samples(nodes.publisher(true), outbox, receipts, true, remoteSamples, localSamples + 100);
-      return new Latencies(local, remote);
+    // Every other round the plain node goes first: on a machine whose load changes, neither line always runs later.
+    boolean plainFirst = latencyRounds++ % 2 == 1;
+    try {
+      List<Double> plainLocal = plainFirst ? plainLocal(outbox, receipts, localSamples, remoteSamples) : null;
+      List<Double> local;
+      List<Double> remote;
+      try (OutboxTestContainer node = OutboxerNodes.workerNode(settings, outbox)) {
+        local = samples(node, outbox, receipts, false, localSamples, 0);
+        remote = samples(nodes.publisher(true), outbox, receipts, true, remoteSamples, localSamples + 100);
+      }
+      if (!plainFirst) {
+        plainLocal = plainLocal(outbox, receipts, localSamples, remoteSamples);
+      }
+      return new Latencies(local, remote, plainLocal);
     } finally {
       BenchRelay.clear(outbox);
       nodes.raw().truncate();
+    }
+  }
+
+  /** One-node samples on a fresh node whose relay does not use the worker's transaction. */
+  private List<Double> plainLocal(String outbox, Receipts receipts, int localSamples, int remoteSamples)
+      throws Exception {
+    try (OutboxTestContainer plainNode = OutboxerNodes.workerNode(settings, outbox, "bench-plain")) {
+      return samples(plainNode, outbox, receipts, false, localSamples, localSamples + remoteSamples + 200);
     }
   }
 

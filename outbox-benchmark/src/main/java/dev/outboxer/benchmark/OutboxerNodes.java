@@ -94,10 +94,19 @@ final class OutboxerNodes implements AutoCloseable {
 
   /** A new node whose workers relay {@code outbox} through {@link BenchRelay}. */
   static OutboxTestContainer workerNode(BenchSettings settings, String outbox) {
+    return workerNode(settings, outbox, "bench");
+  }
+
+  /**
+   * A new node whose workers relay {@code outbox} through the relay named {@code relay}: {@code
+   * bench} ({@link BenchRelay}, batches in JTA transactions) or {@code bench-plain} ({@link
+   * PlainBenchRelay}, batches in plain database transactions).
+   */
+  static OutboxTestContainer workerNode(BenchSettings settings, String outbox, String relay) {
     return OutboxTestContainer.builder(JdbcTarget.of(settings.database())).viaDataSource()
         .config("outbox.worker", "executor")
-        .config(outboxConfig(settings, outbox))
-        .beans(BenchRelay.class)
+        .config(outboxConfig(settings, outbox, relay))
+        .beans(BenchRelay.class, PlainBenchRelay.class)
         .start();
   }
 
@@ -197,8 +206,12 @@ final class OutboxerNodes implements AutoCloseable {
   }
 
   private static Map<String, String> outboxConfig(BenchSettings settings, String outbox) {
+    return outboxConfig(settings, outbox, "bench");
+  }
+
+  private static Map<String, String> outboxConfig(BenchSettings settings, String outbox, String relay) {
     return Map.of(
-        "outbox." + outbox + ".relay", "bench",
+        "outbox." + outbox + ".relay", relay,
         "outbox." + outbox + ".partitions", String.valueOf(partitionsOf(outbox)),
         "outbox." + outbox + ".batch-size", String.valueOf(settings.batchSize()));
   }

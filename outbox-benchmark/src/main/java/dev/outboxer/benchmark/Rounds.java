@@ -72,6 +72,10 @@ final class Rounds {
     if (settings.runs(Row.LATENCY)) {
       results.metric("latency.local.p50", "5. latency on one idle node, p50", "ms");
       results.metric("latency.local.p99", "5. latency on one idle node, p99", "ms");
+      results.metric("latency.plain.p50", "5. latency on one idle node, relay outside the worker's transaction"
+          + " (Kafka, SQS, RabbitMQ), p50", "ms");
+      results.metric("latency.plain.p99", "5. latency on one idle node, relay outside the worker's transaction"
+          + " (Kafka, SQS, RabbitMQ), p99", "ms");
       results.metric("latency.remote.p50", "5. latency across two nodes, p50", "ms");
       results.metric("latency.remote.p99", "5. latency across two nodes, p99", "ms");
     }
@@ -198,6 +202,9 @@ final class Rounds {
       if (latencies != null) {
         percentiles("local", contender, latencies.local());
         percentiles("remote", contender, latencies.remote());
+        if (!latencies.plainLocal().isEmpty()) {
+          percentiles("plain", contender, latencies.plainLocal());
+        }
       }
     }
   }

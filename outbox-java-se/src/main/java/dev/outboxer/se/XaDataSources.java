@@ -18,6 +18,10 @@ import java.util.Objects;
  * enlisted in Narayana's transactions. A connection taken inside a JTA transaction joins it, so
  * that Outboxer's rows and the application's commit together (two resources: two-phase commit).
  *
+ * <p>A connection taken outside a JTA transaction is not enlisted: Outboxer's workers take theirs
+ * that way for a relay that does not use the worker's transaction (Kafka, SQS, RabbitMQ) and commit
+ * it themselves, without XA.
+ *
  * <p>Not guaranteed: recovery of transactions left prepared by a crash. Outboxer's Kafka, SQS and
  * RabbitMQ relays do not enlist in the database transaction; with one XA resource Narayana commits
  * in one phase and nothing stays prepared. An application that enlists a second XA resource (the

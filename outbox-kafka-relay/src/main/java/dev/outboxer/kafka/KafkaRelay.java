@@ -58,6 +58,15 @@ final class KafkaRelay implements Relay {
     return invalid;
   }
 
+  /**
+   * {@code false}: the relay sends through its Kafka producer (a Kafka transaction of its own (with {@code fencing=transactional}), not a JTA one) and touches no database, so its
+   * batches run in plain database transactions where Outboxer has a data source.
+   */
+  @Override
+  public boolean usesWorkerTransaction() {
+    return false;
+  }
+
   @Override
   public void relay(RelayBatch batch) throws InterruptedException {
     if (closed) {

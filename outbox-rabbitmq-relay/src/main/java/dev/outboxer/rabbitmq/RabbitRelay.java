@@ -65,6 +65,15 @@ final class RabbitRelay implements Relay {
    * broker confirmed (or refused) every record of wave k. A single-group batch costs one round
    * trip per record; records of different groups share round trips.
    */
+  /**
+   * {@code false}: the relay sends through its RabbitMQ channel (publisher confirms, no JTA) and touches no database, so its
+   * batches run in plain database transactions where Outboxer has a data source.
+   */
+  @Override
+  public boolean usesWorkerTransaction() {
+    return false;
+  }
+
   @Override
   public void relay(RelayBatch batch) throws InterruptedException {
     if (closed) {

@@ -72,7 +72,9 @@ class RabbitRelayThroughOutboxTest {
     config.put("outbox.orders.poll-interval", "100ms");
     config.put("outbox.orders.max-poll-interval", "500ms");
     LocalRabbitMq.relaySettings(exchange).forEach((key, value) -> config.put("outbox.orders.rabbitmq." + key, value));
-    container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL).config(config).start();
+    // Through the data source, as a Java SE application is set up: the relay does not use the worker's transaction,
+    // so its batches run in plain database transactions.
+    container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL).viaDataSource().config(config).start();
     outbox = container.select(Outbox.class);
     admin = container.select(OutboxAdmin.class);
   }

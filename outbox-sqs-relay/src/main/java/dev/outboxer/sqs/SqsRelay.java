@@ -103,6 +103,15 @@ final class SqsRelay implements Relay {
    * starts once every outcome of wave k is in. Within a wave the records go out in calls of at
    * most batch-size entries and max-message-size bytes, one after the other.
    */
+  /**
+   * {@code false}: the relay sends through its SQS client (SQS has no transactions) and touches no database, so its
+   * batches run in plain database transactions where Outboxer has a data source.
+   */
+  @Override
+  public boolean usesWorkerTransaction() {
+    return false;
+  }
+
   @Override
   public void relay(RelayBatch batch) {
     if (closed) {

@@ -76,7 +76,9 @@ class SqsRelayThroughOutboxTest {
     outboxConfig(config, "audit", auditQueue);
     config.put("outbox.audit.ordering", "none");
     config.put("outbox.audit.partitions", "2");
-    container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL)
+    // Through the data source, as a Java SE application is set up: the relay does not use the worker's transaction,
+    // so its batches run in plain database transactions.
+    container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL).viaDataSource()
         .config(config)
         .beans(OutboxMetricsProbe.class)
         .start();

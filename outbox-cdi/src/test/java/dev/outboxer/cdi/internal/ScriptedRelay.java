@@ -40,6 +40,7 @@ public class ScriptedRelay implements Relay {
   private static final List<Seen> SEEN = new CopyOnWriteArrayList<>();
   private static final List<Delivery> DELIVERIES = new CopyOnWriteArrayList<>();
   private static volatile Script script = ScriptedRelay::sendAll;
+  private static volatile boolean usesWorkerTransaction = true;
 
   private String node;
 
@@ -57,6 +58,23 @@ public class ScriptedRelay implements Relay {
       SEEN.add(new Seen(node, batch.outbox(), batch.partition(), batch.fencingToken(), batch.records(), start,
           System.nanoTime()));
     }
+  }
+
+  /**
+   * What {@link #useWorkerTransaction} last set (default {@code true}); asked when a container's
+   * workers start, so a test sets it before it starts the container.
+   */
+  @Override
+  public boolean usesWorkerTransaction() {
+    return usesWorkerTransaction;
+  }
+
+  /**
+   * Whether the relay says it uses the worker's transaction: {@code false} runs the workers of the
+   * containers started afterwards on plain database transactions. Not reset by {@link #reset()}.
+   */
+  public static void useWorkerTransaction(boolean uses) {
+    usesWorkerTransaction = uses;
   }
 
   /** This container's node name, as recorded in {@link Seen} and {@link Delivery}. */

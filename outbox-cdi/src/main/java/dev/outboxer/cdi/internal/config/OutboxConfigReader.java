@@ -241,6 +241,7 @@ public final class OutboxConfigReader {
     int adminChunkSize = reader.get(CoreSettings.ADMIN_CHUNK_SIZE);
     Duration deadRetention = reader.optional(CoreSettings.DEAD_RETENTION).orElse(null);
     Duration retentionInterval = reader.get(CoreSettings.RETENTION_INTERVAL);
+    boolean workerTransactionAlwaysJta = "jta".equals(reader.get(CoreSettings.WORKER_TRANSACTION));
 
     String relayPrefix = ConfigKeys.key(name, relay + ".");
     Map<String, String> relayProperties = new HashMap<>();
@@ -261,7 +262,8 @@ public final class OutboxConfigReader {
     }
     return Optional.of(new OutboxSettings(name, relay, ordering, partitions, maxAttempts, deadOn, backoffMin, backoffMax,
         serializeWrites, batchSize, pollInterval, maxPollInterval, relayTimeout, transactionTimeout,
-        maxPayloadSize, maxDelay, adminChunkSize, deadRetention, retentionInterval, relayProperties));
+        maxPayloadSize, maxDelay, adminChunkSize, deadRetention, retentionInterval, workerTransactionAlwaysJta,
+        relayProperties));
   }
 
   /**

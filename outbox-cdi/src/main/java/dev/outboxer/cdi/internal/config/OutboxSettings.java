@@ -23,6 +23,8 @@ import java.util.Map;
  * @param deadRetention how long a dead message is kept after it died; null to keep it until an
  *     operator retries or discards it
  * @param retentionInterval how often this node runs dead-retention (when {@code deadRetention} is set)
+ * @param workerTransactionAlwaysJta {@code worker-transaction=jta}: the batches run in JTA
+ *     transactions even for a relay that does not use the worker's transaction
  * @param relayProperties keys under {@code outbox.<name>.<relay>.}, prefix removed
  */
 public record OutboxSettings(
@@ -45,6 +47,7 @@ public record OutboxSettings(
     int adminChunkSize,
     Duration deadRetention,
     Duration retentionInterval,
+    boolean workerTransactionAlwaysJta,
     Map<String, String> relayProperties) {
 
   public static final long UNLIMITED_ATTEMPTS = Long.MAX_VALUE;

@@ -1,6 +1,8 @@
 package dev.outboxer.cdi.internal.tx;
 
 import dev.outboxer.OutboxException;
+import dev.outboxer.cdi.internal.jdbc.Jdbc;
+import dev.outboxer.cdi.internal.jdbc.SqlWork;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -36,6 +38,7 @@ public class Transactions {
   @Inject Instance<TransactionSynchronizationRegistry> registryBeans;
   @Inject Instance<UserTransaction> userTransactionBeans;
   @Inject Instance<TransactionManager> transactionManagerBeans;
+  @Inject Jdbc jdbc;
 
   private volatile TransactionSynchronizationRegistry registry;
   /** Found on first use; empty where the server offers none to applications (Open Liberty). */
@@ -201,7 +204,7 @@ public class Transactions {
   }
 
   /** A transaction begun by Outboxer on the calling thread. */
-  public final class Tx {
+  public final class Tx implements BatchTransaction {
     private final UserTransaction transaction;
     /** The transaction's key in the registry, to tell it from another one on the thread. */
     private Object key;
@@ -216,15 +219,23 @@ public class Transactions {
       this.transaction = transaction;
     }
 
+    /** Runs SQL on the connection Outboxer's data source (or EntityManager) gives this transaction. */
+    @Override
+    public <T> T call(SqlWork<T> work) throws java.sql.SQLException {
+      return jdbc.call(work);
+    }
+
     /**
      * Whether the transaction is still usable: not completed (also not rolled back by the transaction
      * manager's timeout, from any thread) and, on the calling thread, not marked for rollback.
      */
+    @Override
     public boolean active() {
       return !ended;
     }
 
     /** Called on the transaction's own thread: whether it can still commit. */
+    @Override
     public boolean activeOnThisThread() {
       return !ended && status() == Status.STATUS_ACTIVE;
     }
@@ -234,6 +245,7 @@ public class Transactions {
      * {@code null} if so, else how the relay left it ("suspended", "replaced by another
      * transaction", "ended").
      */
+    @Override
     public String tampering() {
       Object current;
       try {
@@ -258,6 +270,7 @@ public class Transactions {
      * @return whether this transaction is over now; if not, it ends at its timeout (the platform
      *     offers no transaction manager to end it earlier)
      */
+    @Override
     public boolean rollBackAfterTampering() {
       finishedHere = true;
       try {
@@ -280,10 +293,12 @@ public class Transactions {
     }
 
     /** What made the last commit fail, or null. */
+    @Override
     public Exception failure() {
       return failure;
     }
 
+    @Override
     public Outcome commit() {
       finishedHere = true;
       try {
@@ -308,6 +323,7 @@ public class Transactions {
       }
     }
 
+    @Override
     public void rollback() {
       ended = true;
       finishedHere = true;
@@ -325,6 +341,7 @@ public class Transactions {
      * transaction manager leaves such a transaction associated with the thread until the thread
      * ends it, and a pooled worker thread would otherwise fail every later begin.
      */
+    @Override
     public void release() {
       if (!finishedHere) {
         rollback();

@@ -5,6 +5,7 @@ import dev.outboxer.cdi.internal.LogText;
 import dev.outboxer.cdi.internal.cdi.NodeIdentity;
 import dev.outboxer.cdi.internal.cdi.TimeSource;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
+import dev.outboxer.cdi.internal.jdbc.DataSourceLookup;
 import dev.outboxer.cdi.internal.jdbc.Jdbc;
 import dev.outboxer.cdi.internal.jdbc.Sql;
 import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
@@ -16,7 +17,8 @@ import dev.outboxer.cdi.internal.store.BatchStatements.ReadRequest;
 import dev.outboxer.cdi.internal.store.BatchStatements.StoredMessage;
 import dev.outboxer.cdi.internal.store.BatchStatements;
 import dev.outboxer.cdi.internal.tx.Transactions.Outcome;
-import dev.outboxer.cdi.internal.tx.Transactions.Tx;
+import dev.outboxer.cdi.internal.tx.BatchTransaction;
+import dev.outboxer.cdi.internal.tx.LocalTransaction;
 import dev.outboxer.cdi.internal.tx.Transactions;
 import dev.outboxer.spi.CoreSettings;
 import dev.outboxer.spi.Failures;
@@ -41,7 +43,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * One batch of one partition, in one JTA transaction: claim the partition with a new fencing token
+ * One batch of one partition, in one transaction (a JTA transaction; a plain database transaction
+ * for a relay that does not {@linkplain Relay#usesWorkerTransaction() use the worker's
+ * transaction}, see {@link LocalTransaction}): claim the partition with a new fencing token
  * (skipping it if another worker holds it), read its ready rows by id from the partition's cursor
  * on, hand them to the relay while the claim holds, delete what the relay confirmed, record
  * failures, commit.
@@ -60,6 +64,7 @@ public class BatchProcessor {
 
   @Inject Transactions transactions;
   @Inject Jdbc jdbc;
+  @Inject DataSourceLookup dataSources;
   @Inject BatchStatements statements;
   @Inject Codecs codecs;
   @Inject TimeSource time;
@@ -72,33 +77,40 @@ public class BatchProcessor {
   private final PreparedHoldWarnings preparedHolds = new PreparedHoldWarnings();
   private final LongTransactionWarnings longTransactions = new LongTransactionWarnings();
 
-  CycleResult process(OutboxSettings settings, int partition, Relay relay, PartitionCursor cursor) throws Exception {
-    return process(settings, partition, relay, cursor, null);
+  CycleResult process(OutboxSettings settings, int partition, Relay relay, boolean plainTransaction,
+      PartitionCursor cursor) throws Exception {
+    return process(settings, partition, relay, plainTransaction, cursor, null);
   }
 
   /**
    * One batch; with a gate (a publisher's commit is under way), the claim goes first and the read
    * waits for the gate, so that it sees the published message (see {@link CommitGate}).
+   *
+   * @param plainTransaction whether the batch runs in a plain database transaction on a connection
+   *     of the outbox's data source ({@link LocalTransaction}) rather than in a JTA transaction: only
+   *     for a relay that does not use the worker's transaction, and only with a data source
    */
-  CycleResult process(OutboxSettings settings, int partition, Relay relay, PartitionCursor cursor, CommitGate gate)
-      throws Exception {
+  CycleResult process(OutboxSettings settings, int partition, Relay relay, boolean plainTransaction,
+      PartitionCursor cursor, CommitGate gate) throws Exception {
     long begun = System.nanoTime();
     Duration transactionTimeout = settings.transactionTimeout();
     // The claim may lapse when the transaction manager or the database ends the transaction: not before the
     // transaction timeout has passed since it began. Nothing is handed to the relay after this point.
     long leaseEnd = begun + leaseNanos(transactionTimeout);
-    Tx tx = transactions.begin(transactionTimeout);
+    BatchTransaction tx = plainTransaction
+        ? LocalTransaction.begin(dataSources.dataSource(), transactionTimeout, transactions, watchdog::after)
+        : transactions.begin(transactionTimeout);
     ReadRows batch = null;
     try {
       LocalDateTime now = time.nowUtc();
       ReadRequest request = readRequest(settings, cursor);
       ClaimedRead claimed = gate == null
-          ? jdbc.call(connection -> statements.claimAndRead(connection, settings.name(), partition, node.node(),
+          ? tx.call(connection -> statements.claimAndRead(connection, settings.name(), partition, node.node(),
               node.instance(), now, FENCING ? transactionTimeout.toMillis() : 0, request))
-          : claimThenRead(settings, partition, cursor, now, transactionTimeout, request, gate);
+          : claimThenRead(tx, settings, partition, now, transactionTimeout, request, gate);
       Claim claim = claimed.claim();
       if (!claim.claimed()) {
-        lookForPreparedHolder(settings, partition, claim);
+        lookForPreparedHolder(tx, settings, partition, claim);
         tx.commit();
         return CycleResult.notClaimed(claim.partitionCount(), claim.layoutVersion());
       }
@@ -113,9 +125,9 @@ public class BatchProcessor {
           read = null;
         }
       }
-      batch = plan(settings, partition, cursor, claim, read, now);
+      batch = plan(tx, settings, partition, cursor, claim, read, now);
       longTransactions.observed(settings.name(), batch.read.readAtMicros(), claim.oldestRunningMicros(),
-          () -> jdbc.call(dev.outboxer.cdi.internal.store.OpenTransactions::oldest));
+          () -> tx.call(dev.outboxer.cdi.internal.store.OpenTransactions::oldest));
       if (batch.plan.selected().isEmpty()) {
         Outcome outcome = tx.commit();
         if (outcome == Outcome.COMMITTED) {
@@ -142,12 +154,12 @@ public class BatchProcessor {
    * transaction nobody finishes (said, see {@link PreparedHoldWarnings}). Looked at every few seconds
    * at most, in the claim's transaction; a failure of the look is no failure of the batch.
    */
-  private void lookForPreparedHolder(OutboxSettings settings, int partition, Claim claim) {
+  private void lookForPreparedHolder(BatchTransaction tx, OutboxSettings settings, int partition, Claim claim) {
     if (partition >= claim.partitionCount() || !preparedHolds.checkDue(settings.name(), partition)) {
       return;
     }
     try {
-      preparedHolds.checked(settings.name(), partition, jdbc.call(connection -> statements.preparedHolder(connection,
+      preparedHolds.checked(settings.name(), partition, tx.call(connection -> statements.preparedHolder(connection,
           settings.name(), partition)), time.now());
     } catch (SQLException | RuntimeException e) {
       LOG.log(Level.FINE, "Outbox '" + settings.name() + "', partition " + partition + ": could not look for a"
@@ -156,15 +168,15 @@ public class BatchProcessor {
   }
 
   /** The claim now, the read once the publisher's commit completed (or the gate gave up). */
-  private ClaimedRead claimThenRead(OutboxSettings settings, int partition, PartitionCursor cursor, LocalDateTime now,
+  private ClaimedRead claimThenRead(BatchTransaction tx, OutboxSettings settings, int partition, LocalDateTime now,
       Duration transactionTimeout, ReadRequest request, CommitGate gate) throws Exception {
-    Claim claim = jdbc.call(connection -> statements.claim(connection, settings.name(), partition, node.node(),
+    Claim claim = tx.call(connection -> statements.claim(connection, settings.name(), partition, node.node(),
         node.instance(), now, FENCING ? transactionTimeout.toMillis() : 0, request.probeRunning()));
     if (!claim.claimed()) {
       return new ClaimedRead(claim, null);
     }
     gate.await();
-    return new ClaimedRead(claim, jdbc.call(connection -> statements.read(connection, settings.name(), partition,
+    return new ClaimedRead(claim, tx.call(connection -> statements.read(connection, settings.name(), partition,
         request, now)));
   }
 
@@ -184,27 +196,27 @@ public class BatchProcessor {
    * Plans the batch from the read that came with the claim, reading again where that one does not
    * do: it is missing (the cursor was reset), or a due retry lies below the cursor.
    */
-  private ReadRows plan(OutboxSettings settings, int partition, PartitionCursor cursor, Claim claim, Read claimRead,
-      LocalDateTime now) throws Exception {
-    Read read = claimRead != null ? claimRead : read(settings, partition, cursor, now);
+  private ReadRows plan(BatchTransaction tx, OutboxSettings settings, int partition, PartitionCursor cursor,
+      Claim claim, Read claimRead, LocalDateTime now) throws Exception {
+    Read read = claimRead != null ? claimRead : read(tx, settings, partition, cursor, now);
     OptionalLong rewind = RelaySelection.rewindTarget(settings.ordering(), read.waiting(), cursor.scanFrom(), now);
     if (rewind.isPresent()) {
       // A message whose retry has come lies below the cursor; the rest of its group was skipped while it waited.
       cursor.rewindTo(rewind.getAsLong());
-      read = read(settings, partition, cursor, now);
+      read = read(tx, settings, partition, cursor, now);
     }
     return new ReadRows(read, RelaySelection.of(settings.ordering(), read, settings.batchSize(), settings.batchSize(), now),
         claim);
   }
 
-  private Read read(OutboxSettings settings, int partition, PartitionCursor cursor, LocalDateTime now)
-      throws Exception {
+  private Read read(BatchTransaction tx, OutboxSettings settings, int partition, PartitionCursor cursor,
+      LocalDateTime now) throws Exception {
     ReadRequest request = readRequest(settings, cursor);
-    return jdbc.call(connection -> statements.read(connection, settings.name(), partition, request, now));
+    return tx.call(connection -> statements.read(connection, settings.name(), partition, request, now));
   }
 
   private CycleResult relayAndFinish(OutboxSettings settings, int partition, Relay relay, PartitionCursor cursor,
-      Claim claim, ReadRows batch, Tx tx, long leaseEnd) throws Exception {
+      Claim claim, ReadRows batch, BatchTransaction tx, long leaseEnd) throws Exception {
     return new Cycle(settings, partition, claim, batch, tx, leaseEnd).run(relay, cursor);
   }
 
@@ -218,10 +230,10 @@ public class BatchProcessor {
     private final int partition;
     private final Claim claim;
     private final ReadRows batch;
-    private final Tx tx;
+    private final BatchTransaction tx;
     private final long leaseEnd;
 
-    Cycle(OutboxSettings settings, int partition, Claim claim, ReadRows batch, Tx tx, long leaseEnd) {
+    Cycle(OutboxSettings settings, int partition, Claim claim, ReadRows batch, BatchTransaction tx, long leaseEnd) {
       this.settings = settings;
       this.partition = partition;
       this.claim = claim;
@@ -411,7 +423,7 @@ public class BatchProcessor {
     private CycleResult finishAndCommit(PartitionCursor cursor, Decoded decoded, RelayRun run, Charges charges,
         long lowestHeldBack, LocalDateTime nowUtc) throws Exception {
       List<Long> relayedIds = run.outcomes().confirmed().stream().map(OutboxRecord::id).toList();
-      int deleted = jdbc.call(connection -> statements.finish(connection, relayedIds, charges.failures(), nowUtc));
+      int deleted = tx.call(connection -> statements.finish(connection, relayedIds, charges.failures(), nowUtc));
       PartitionCursor.Proposal proposal = batch.proposal(cursor, lowestHeldBack);
       if (LOG.isLoggable(Level.FINEST)) {
         LOG.finest("Outbox '" + settings.name() + "', partition " + partition + ": read from " + cursor.scanFrom()
@@ -534,7 +546,7 @@ public class BatchProcessor {
     }
   }
 
-  private static boolean relayBatchClaimHeld(Tx tx, long leaseEnd) {
+  private static boolean relayBatchClaimHeld(BatchTransaction tx, long leaseEnd) {
     return !FENCING || tx.active() && System.nanoTime() - leaseEnd < 0;
   }
 

@@ -35,6 +35,8 @@ final class PartitionWorker {
   private final OutboxSettings settings;
   private final int partition;
   private final Relay relay;
+  /** Whether the batches run in plain database transactions (see {@link BatchProcessor#process}). */
+  private final boolean plainTransactions;
   private final BatchProcessor processor;
   private final OutboxMetrics metrics;
   private final TimeSource time;
@@ -48,11 +50,13 @@ final class PartitionWorker {
   private long deadlocks;
   private long blockedWarnedNanos = System.nanoTime() - BLOCKED_WARNING_INTERVAL_NANOS;
 
-  PartitionWorker(OutboxSettings settings, int partition, Relay relay, BatchProcessor processor, OutboxMetrics metrics,
-      TimeSource time, LayoutListener layout, PartitionCursor cursor, PartitionActivity activity) {
+  PartitionWorker(OutboxSettings settings, int partition, Relay relay, boolean plainTransactions,
+      BatchProcessor processor, OutboxMetrics metrics, TimeSource time, LayoutListener layout, PartitionCursor cursor,
+      PartitionActivity activity) {
     this.settings = settings;
     this.partition = partition;
     this.relay = relay;
+    this.plainTransactions = plainTransactions;
     this.processor = processor;
     this.metrics = metrics;
     this.time = time;
@@ -100,7 +104,7 @@ final class PartitionWorker {
         CommitGate batchGate = gate;
         gate = null;
         try {
-          result = processor.process(settings, partition, relay, cursor, batchGate);
+          result = processor.process(settings, partition, relay, plainTransactions, cursor, batchGate);
         } catch (Exception | LinkageError | AssertionError e) {
           return batchFailed(e);
         } finally {

@@ -38,6 +38,8 @@ public class Relays {
   private final List<Relay> created = new ArrayList<>();
   /** Outbox name to relay name, for the relays that enlist in the worker's transaction. */
   private final Map<String, String> enlisting = new TreeMap<>();
+  /** The outboxes whose relay does not use the worker's transaction at all. */
+  private final java.util.Set<String> outsideWorkerTransaction = new TreeSet<>();
 
   /** The names a relay key may take here, for error messages and the deployment check. */
   public TreeSet<String> knownNames() {
@@ -69,11 +71,22 @@ public class Relays {
     return new TreeMap<>(enlisting);
   }
 
+  /**
+   * Whether the relay of an outbox, as created by {@link #relayFor}, does not use the worker's
+   * transaction ({@link Relay#usesWorkerTransaction()} {@code false}, and not enlisting either).
+   */
+  public synchronized boolean outsideWorkerTransaction(String outbox) {
+    return outsideWorkerTransaction.contains(outbox);
+  }
+
   private Relay undecoratedRelayFor(OutboxSettings settings) {
     Relay relay = createRelay(settings);
     // Asked of the relay itself: a decorator would answer with the interface's default.
-    if (relay.enlistsInWorkerTransaction()) {
+    boolean enlists = relay.enlistsInWorkerTransaction();
+    if (enlists) {
       enlisting.put(settings.name(), settings.relay());
+    } else if (!relay.usesWorkerTransaction()) {
+      outsideWorkerTransaction.add(settings.name());
     }
     return relay;
   }
@@ -132,5 +145,6 @@ public class Relays {
     }
     created.clear();
     enlisting.clear();
+    outsideWorkerTransaction.clear();
   }
 }

@@ -6,9 +6,11 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Interrupts a worker thread whose relay call outlives its timeout. One daemon thread for the whole
- * application: it only flips flags and calls {@link Thread#interrupt()}, so it needs no container
- * context.
+ * Interrupts a worker thread whose relay call outlives its timeout, and ends a worker's plain
+ * database transaction that outlives the transaction timeout ({@link
+ * dev.outboxer.cdi.internal.tx.LocalTransaction}: the transaction manager's part on that path). One
+ * daemon thread for the whole application: it only flips flags, calls {@link Thread#interrupt()}
+ * and aborts connections, so it needs no container context.
  */
 final class Watchdog implements AutoCloseable {
 
@@ -28,6 +30,12 @@ final class Watchdog implements AutoCloseable {
     Armed armed = new Armed(Thread.currentThread(), onExpiry);
     armed.future = timer.schedule(armed::fire, timeout.toNanos(), TimeUnit.NANOSECONDS);
     return armed;
+  }
+
+  /** Runs {@code task} once after {@code delay} on the watchdog's thread; the returned action cancels it. */
+  Runnable after(Duration delay, Runnable task) {
+    ScheduledFuture<?> future = timer.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+    return () -> future.cancel(false);
   }
 
   @Override

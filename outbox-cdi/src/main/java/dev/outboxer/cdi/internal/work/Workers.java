@@ -57,6 +57,8 @@ public class Workers implements PartitionWorker.LayoutListener {
   @Inject OutboxMetrics metrics;
   @Inject TimeSource time;
   @Inject Relays relays;
+  @Inject dev.outboxer.cdi.internal.jdbc.Jdbc jdbc;
+  @Inject dev.outboxer.cdi.internal.jdbc.DataSourceLookup dataSources;
   @Inject dev.outboxer.cdi.internal.tx.TwoPhaseCommitCheck twoPhaseCommit;
   @Inject BacklogMonitor backlog;
   @Inject DeadMessageRetention retention;
@@ -82,13 +84,15 @@ public class Workers implements PartitionWorker.LayoutListener {
   private final class OutboxWorkers {
     final OutboxSettings settings;
     final Relay relay;
+    final boolean plainTransactions;
     final Map<Integer, Slot> slots = new ConcurrentHashMap<>();
     int partitionCount;
     int layoutVersion;
 
-    OutboxWorkers(OutboxSettings settings, Relay relay) {
+    OutboxWorkers(OutboxSettings settings, Relay relay, boolean plainTransactions) {
       this.settings = settings;
       this.relay = relay;
+      this.plainTransactions = plainTransactions;
     }
   }
 
@@ -114,7 +118,8 @@ public class Workers implements PartitionWorker.LayoutListener {
     int total = 0;
     for (OutboxSettings settings : configuration.outboxes().values()) {
       int[] layout = layouts.getOrDefault(settings.name(), new int[] {settings.partitions(), 0});
-      OutboxWorkers workers = new OutboxWorkers(settings, relays.relayFor(settings));
+      Relay relay = relays.relayFor(settings);
+      OutboxWorkers workers = new OutboxWorkers(settings, relay, plainTransactions(settings));
       workers.partitionCount = layout[0];
       workers.layoutVersion = layout[1];
       outboxes.put(settings.name(), workers);
@@ -164,11 +169,38 @@ public class Workers implements PartitionWorker.LayoutListener {
         + ")");
   }
 
+  /**
+   * Whether an outbox's batches run in plain database transactions: its relay does not use the
+   * worker's transaction, and Outboxer gets connections from a data source (through an
+   * EntityManager there is no connection to be had outside a JTA transaction), and {@code
+   * worker-transaction} is not {@code jta}. Said at INFO either way.
+   */
+  private boolean plainTransactions(OutboxSettings settings) {
+    if (!relays.outsideWorkerTransaction(settings.name()) || settings.workerTransactionAlwaysJta()) {
+      return false;
+    }
+    String relay = settings.key(CoreSettings.RELAY) + "=" + settings.relay();
+    if (!jdbc.viaDataSource()) {
+      LOG.info("Outbox '" + settings.name() + "': the relay (" + relay + ") does not use the worker's transaction, but"
+          + " Outboxer reaches the database through " + dataSources.describe() + ", which gives no connection outside"
+          + " a JTA transaction: its batches run in JTA transactions. Set " + ConfigKeys.global(CoreSettings.DATASOURCE)
+          + " (the JNDI name of the data source) or produce an @OutboxPersistence DataSource to run them in plain"
+          + " database transactions, without the transaction manager's round trips.");
+      return false;
+    }
+    LOG.info("Outbox '" + settings.name() + "': the relay (" + relay + ") does not use the worker's transaction: its"
+        + " batches run in plain database transactions on connections of " + dataSources.describe() + ", ended at "
+        + settings.key(CoreSettings.TRANSACTION_TIMEOUT) + "=" + dev.outboxer.spi.Setting.formatDuration(
+        settings.transactionTimeout()) + " (" + settings.key(CoreSettings.WORKER_TRANSACTION) + "=jta keeps them in"
+        + " JTA transactions)");
+    return true;
+  }
+
   private void startWorker(OutboxWorkers workers, int partition) {
     PartitionCursor cursor = database.dialect().settledReads() ? PartitionCursor.settledReads()
         : PartitionCursor.disabled();
-    PartitionWorker worker = new PartitionWorker(workers.settings, partition, workers.relay, processor, metrics, time,
-        this, cursor, new PartitionActivity(workers.settings.name(), partition));
+    PartitionWorker worker = new PartitionWorker(workers.settings, partition, workers.relay, workers.plainTransactions,
+        processor, metrics, time, this, cursor, new PartitionActivity(workers.settings.name(), partition));
     TimerDrivenWorkers driven = timerDriven;
     if (driven != null) {
       driven.add(worker);

@@ -58,6 +58,7 @@ class EnvironmentVariableConfigTest {
     env.put("OUTBOX_ORDERS_ADMIN_CHUNK_SIZE", "500");
     env.put("OUTBOX_ORDERS_DEAD_RETENTION", "30d");
     env.put("OUTBOX_ORDERS_RETENTION_INTERVAL", "15m");
+    env.put("OUTBOX_ORDERS_WORKER_TRANSACTION", "jta");
     env.put("OUTBOX_ORDERS_JMS_CONNECTION_FACTORY", "jms/cf");
     env.put("OUTBOX_ORDERS_JMS_DESTINATION", "jms/orders");
     env.put("OUTBOX_WORKER", "none");
@@ -105,6 +106,7 @@ class EnvironmentVariableConfigTest {
     assertThat(orders.adminChunkSize()).isEqualTo(500);
     assertThat(orders.deadRetention()).isEqualTo(Duration.ofDays(30));
     assertThat(orders.retentionInterval()).isEqualTo(Duration.ofMinutes(15));
+    assertThat(orders.workerTransactionAlwaysJta()).isTrue();
     assertThat(configuration.workerMode()).isEqualTo(WorkerMode.NONE);
     assertThat(configuration.workerExecutor()).contains("concurrent/workers");
     assertThat(configuration.workerThreads()).isEqualTo(3);

@@ -13,7 +13,7 @@ class OutboxSettingsTest {
     return new OutboxSettings("orders", "jms", Ordering.GROUP, 1, OutboxSettings.UNLIMITED_ATTEMPTS, java.util.List.of(), min, max, false,
         100,
         Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofSeconds(60), Long.MAX_VALUE,
-        Duration.ofDays(365), 10_000, null, Duration.ofHours(1), Map.of());
+        Duration.ofDays(365), 10_000, null, Duration.ofHours(1), false, Map.of());
   }
 
   @Test

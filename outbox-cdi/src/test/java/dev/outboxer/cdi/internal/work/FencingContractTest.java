@@ -40,15 +40,30 @@ abstract class FencingContractTest {
 
   abstract TestDatabase database();
 
+  /**
+   * Whether the scripted relay says it does not use the worker's transaction, and the nodes go
+   * through the data source: the batches then run in plain database transactions.
+   */
+  boolean plainWorkerTransactions() {
+    return false;
+  }
+
+  private OutboxTestContainer.Builder builder() {
+    OutboxTestContainer.Builder builder = OutboxTestContainer.builder(database());
+    return plainWorkerTransactions() ? builder.viaDataSource() : builder;
+  }
+
   @BeforeEach
   void clean() {
     logs = LogCapture.start();
     ScriptedRelay.reset();
+    ScriptedRelay.useWorkerTransaction(!plainWorkerTransactions());
   }
 
   @AfterEach
   void quiet() {
     ScriptedRelay.reset();
+    ScriptedRelay.useWorkerTransaction(true);
     logs.close();
   }
 
@@ -69,8 +84,8 @@ abstract class FencingContractTest {
       ScriptedRelay.sendAll(batch, node);
       Thread.sleep(3); // widen the window in which both nodes compete for a partition
     });
-    try (OutboxTestContainer first = node(OutboxTestContainer.builder(database()), config);
-        OutboxTestContainer second = node(OutboxTestContainer.builder(database()).keepSchema(), config)) {
+    try (OutboxTestContainer first = node(builder(), config);
+        OutboxTestContainer second = node(builder().keepSchema(), config)) {
       List<Long> ids = new ArrayList<>();
       // At least 20 transactions, and on until both nodes have relayed batches (one node can win every claim for a
       // while on a busy machine): the tokens are only compared across nodes once both took part.
@@ -154,8 +169,8 @@ abstract class FencingContractTest {
       hangEnd.set(System.nanoTime());
       hangEnded.countDown();
     });
-    try (OutboxTestContainer first = node(OutboxTestContainer.builder(database()), config);
-        OutboxTestContainer second = node(OutboxTestContainer.builder(database()).keepSchema(), config)) {
+    try (OutboxTestContainer first = node(builder(), config);
+        OutboxTestContainer second = node(builder().keepSchema(), config)) {
       List<Long> ids = first.inTransaction(() -> List.of(
           first.select(Outbox.class).publish("fenced", Headered.key("g")),
           first.select(Outbox.class).publish("fenced", Headered.key("g")),

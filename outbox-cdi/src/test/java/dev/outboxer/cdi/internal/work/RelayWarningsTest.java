@@ -21,7 +21,7 @@ class RelayWarningsTest {
   private static final OutboxSettings SETTINGS = new OutboxSettings("orders", "scripted", Ordering.GROUP, 2,
       OutboxSettings.UNLIMITED_ATTEMPTS, java.util.List.of(), Duration.ofSeconds(1), Duration.ofSeconds(1), false, 100,
       Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofSeconds(60), Long.MAX_VALUE,
-      Duration.ofDays(365), 10_000, null, Duration.ofHours(1), Map.of());
+      Duration.ofDays(365), 10_000, null, Duration.ofHours(1), false, Map.of());
 
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
   private final RelayWarnings warnings = new RelayWarnings(nanos::get);

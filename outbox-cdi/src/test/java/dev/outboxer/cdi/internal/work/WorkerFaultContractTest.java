@@ -65,6 +65,25 @@ abstract class WorkerFaultContractTest {
 
   abstract TestDatabase database();
 
+  /**
+   * Whether the scripted relay says it does not use the worker's transaction, and the container
+   * goes through the data source: the batches then run in plain database transactions, where the
+   * tests of what a relay does to the worker's JTA transaction do not apply (there is none).
+   */
+  boolean plainWorkerTransactions() {
+    return false;
+  }
+
+  private OutboxTestContainer.Builder builder() {
+    OutboxTestContainer.Builder builder = OutboxTestContainer.builder(database());
+    return plainWorkerTransactions() ? builder.viaDataSource() : builder;
+  }
+
+  private void assumeWorkerJtaTransaction() {
+    org.junit.jupiter.api.Assumptions.assumeFalse(plainWorkerTransactions(), "the batches run in plain database"
+        + " transactions: the relay is called without a JTA transaction");
+  }
+
   /** A query returning the id of the connection it runs on. */
   abstract String connectionIdSql();
 
@@ -82,6 +101,7 @@ abstract class WorkerFaultContractTest {
   @BeforeAll
   void start() {
     ScriptedRelay.reset();
+    ScriptedRelay.useWorkerTransaction(!plainWorkerTransactions());
     scheduler = new RejectingScheduler(8);
     naming = TestNaming.install();
     TestNaming.bind(EXECUTOR, scheduler);
@@ -107,7 +127,7 @@ abstract class WorkerFaultContractTest {
     outbox(config, "tamper", "infinity", "100ms");
     config.put("outbox.tamper.transaction-timeout", "60s");
     config.put("outbox.doomed.relay-timeout", "1s");
-    container = OutboxTestContainer.builder(database()).config(config)
+    container = builder().config(config)
         .beans(ScriptedRelay.class, OutboxMetricsProbe.class).start();
     outbox = container.select(Outbox.class);
     metrics = container.select(OutboxMetricsProbe.class);
@@ -125,6 +145,7 @@ abstract class WorkerFaultContractTest {
   @AfterAll
   void stop() throws Exception {
     ScriptedRelay.reset();
+    ScriptedRelay.useWorkerTransaction(true);
     if (container != null) {
       container.close();
     }
@@ -406,6 +427,7 @@ abstract class WorkerFaultContractTest {
   @Test
   void a_relay_that_marks_the_transaction_for_rollback_and_outlives_its_timeout_is_charged_for_the_record_it_was_on()
       throws Exception {
+    assumeWorkerJtaTransaction();
     // As the local relay does with a handler slower than relay-timeout: the record's work cannot commit without its
     // report, so the relay dooms the transaction and returns late, having reported nothing for it. It used to be
     // read again forever, never charged an attempt, and the partition never got past it.
@@ -431,6 +453,7 @@ abstract class WorkerFaultContractTest {
   @Test
   void a_relay_that_suspends_the_workers_transaction_is_warned_of_at_once_and_the_batch_goes_out_again()
       throws Exception {
+    assumeWorkerJtaTransaction();
     assertTamperingIsCaught("suspended", () -> {
       com.arjuna.ats.jta.TransactionManager.transactionManager().suspend();
     });
@@ -448,6 +471,7 @@ abstract class WorkerFaultContractTest {
   @Test
   void a_relay_that_commits_the_workers_transaction_is_warned_of_at_once_and_the_batch_goes_out_again()
       throws Exception {
+    assumeWorkerJtaTransaction();
     assertTamperingIsCaught("ended", () -> com.arjuna.ats.jta.UserTransaction.userTransaction().commit());
   }
 
@@ -535,6 +559,7 @@ abstract class WorkerFaultContractTest {
   }
 
   private void assertAnUndeliverableRecordFailsAlone(String storedHeaders) throws Exception {
+    assumeWorkerJtaTransaction(); // it writes the row through the container's EntityManager
     List<Long> ids = container.inTransaction(() -> {
       List<Long> published = List.of(
           outbox.publish("corrupt", Headered.key("A")),
@@ -598,6 +623,7 @@ abstract class WorkerFaultContractTest {
   @Test
   void a_commit_whose_connection_dies_is_reported_as_unknown_outcome_not_as_nothing_committed() throws Exception {
     org.junit.jupiter.api.Assumptions.assumeTrue(whyConnectionsCannotBeKilled() == null, whyConnectionsCannotBeKilled());
+    assumeWorkerJtaTransaction(); // it kills the connection from a JTA synchronization of the worker's transaction
     long relayedBefore = metrics.count("outbox.relayed", "unknown");
     AtomicBoolean killing = new AtomicBoolean();
     AtomicReference<String> killed = new AtomicReference<>();

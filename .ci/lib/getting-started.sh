@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2034 # sourced: its variables are the callers'
 # The parts of the getting-started checks that do not depend on the page or the server, sourced by
-# .ci/getting-started (Open Liberty), .ci/getting-started-wildfly (WildFly) and
-# .ci/getting-started-java-se (Java SE and the test kit). Each check takes one
+# .ci/getting-started (Open Liberty), .ci/getting-started-wildfly (WildFly),
+# .ci/getting-started-java-se (Java SE and the test kit) and .ci/getting-started-quarkus (Quarkus). Each check takes one
 # manual page literally, as a new user would: it installs Outboxer with the page's set-up command
 # into a local Maven repository that holds no Outboxer artifacts, writes a new project from the
 # page's tagged snippets only, and runs the page's tagged commands.
@@ -187,13 +187,14 @@ own_schema_commands() {
 }
 
 # Runs the page's schema commands (own_schema_commands) in the project: they build it and create
-# the schema in $DATABASE, which cleanup drops.
-build_and_create_schema() {
+# the schema in $DATABASE, which cleanup drops. The build must have made the given artifact.
+build_and_create_schema() { # [artifact, relative to the project; target/orders.war]
+  local artifact=${1:-target/orders.war}
   own_schema_commands
   psql_admin "DROP DATABASE IF EXISTS $DATABASE WITH (FORCE)" >/dev/null
   DATABASE_CREATED=true
   log "Building the project and creating the schema"
   (cd "$APP" && bash -euo pipefail -c "$OWN_SCHEMA_COMMANDS") >"$LOGS/schema.log" 2>&1 \
     || fail "the build or the schema commands failed" "$LOGS/schema.log"
-  [ -f "$APP/target/orders.war" ] || fail "the build made no target/orders.war" "$LOGS/schema.log"
+  [ -f "$APP/$artifact" ] || fail "the build made no $artifact" "$LOGS/schema.log"
 }

@@ -40,6 +40,7 @@ class ConfigurationReferenceTest {
    */
   static final Map<String, String> NOT_KEYS = Map.ofEntries(
       Map.entry("outbox.orders.partiton", "an example of a misspelt key"),
+      Map.entry("outbox.orders.max-atempts", "an example of a misspelt key"),
       Map.entry("outbox.orders.jms.destinaton", "an example of a misspelt relay key"),
       Map.entry("outbox.o.max.attempts", "the name SmallRye Config reports for OUTBOX_O_MAX_ATTEMPTS"),
       Map.entry("OUTBOX_ORDERS_MAX_ATEMPTS", "an example of a misspelt environment variable"),

@@ -6,9 +6,6 @@ import dev.outboxer.cdi.internal.Rows;
 import dev.outboxer.cdi.internal.store.DeadMessageStatements;
 import dev.outboxer.testing.TestDatabase;
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -33,7 +30,7 @@ class MariaDbDeadRetentionTest extends DeadRetentionContractTest {
       throws Exception {
     List<Long> dead = deadLongAgo("aged", 3);
     DeadMessageStatements statements = container.select(DeadMessageStatements.class);
-    try (Connection neighbour = connectToNeighbourDatabase()) {
+    try (Connection neighbour = database().connectToNeighbour()) {
       assertThat(statements.tryRetentionLock(neighbour, "aged")).as("the neighbour database's node takes its lock")
           .isTrue();
       try {
@@ -45,20 +42,5 @@ class MariaDbDeadRetentionTest extends DeadRetentionContractTest {
         statements.releaseRetentionLock(neighbour, "aged");
       }
     }
-  }
-
-  /** A connection to another database of the same MariaDB server (created if missing). */
-  private Connection connectToNeighbourDatabase() throws SQLException {
-    String url = database().url();
-    int slash = url.lastIndexOf('/');
-    int end = url.indexOf('?', slash);
-    String own = end < 0 ? url.substring(slash + 1) : url.substring(slash + 1, end);
-    String neighbour = own + "_neighbour";
-    try (Connection server = DriverManager.getConnection(url.substring(0, slash + 1), database().user(),
-        database().password()); Statement statement = server.createStatement()) {
-      statement.execute("CREATE DATABASE IF NOT EXISTS " + neighbour);
-    }
-    return DriverManager.getConnection(url.substring(0, slash + 1) + neighbour, database().user(),
-        database().password());
   }
 }

@@ -326,6 +326,25 @@ abstract class DeadRetentionContractTest {
             && line.contains("removed " + dead.size() + " dead message(s)")), logs::dump);
   }
 
+  /**
+   * A clock that was ahead and is set right again (a wrong NTP source, a VM's clock after a pause)
+   * must not leave retention waiting until the clock catches up with the run it made at the wrong
+   * time: that would be a year here.
+   */
+  @Test
+  void a_clock_set_back_does_not_stop_retention_until_it_catches_up_again() throws Exception {
+    List<Long> first = deadLongAgo("scheduled", 2);
+    container.clock().advance(Duration.ofDays(365));
+    Eventually.until(WAIT, "the run the clock ahead made due removed the dead messages",
+        () -> Rows.messages(database(), "scheduled") == 0, logs::dump);
+    container.clock().advance(Duration.ofDays(-365));
+    List<Long> second = deadLongAgo("scheduled", 3);
+    container.clock().advance(Duration.ofHours(1));
+    Eventually.until(Duration.ofSeconds(10), "the run an interval after the clock was set back removed "
+        + second.size() + " dead messages (besides " + first.size() + " removed before)",
+        () -> Rows.messages(database(), "scheduled") == 0, logs::dump);
+  }
+
   /** A run of outbox {@code aged}'s retention, and when it started and ended. */
   private record WhilePublishing(DeadMessageRetention.Run run, long startedNanos, long endedNanos) {}
 

@@ -90,10 +90,14 @@ enum InboxDialect {
           + " VALUES (?, ?, ?)", message, now);
     }
 
-    /** A lock of the session, given back by {@link #releaseRetentionLock} before the connection goes back to its pool. */
+    /**
+     * A lock of the session, given back by {@link #releaseRetentionLock} before the connection goes
+     * back to its pool. Named after the database too ({@link #MARIADB_RETENTION_LOCK}): lock names
+     * are the server's, and the inbox of another database on the server is another inbox.
+     */
     @Override
     boolean tryRetentionLock(Connection connection) throws SQLException {
-      try (PreparedStatement lock = connection.prepareStatement("SELECT GET_LOCK('outboxer.inbox.retention', 0)")) {
+      try (PreparedStatement lock = connection.prepareStatement("SELECT GET_LOCK(" + MARIADB_RETENTION_LOCK + ", 0)")) {
         try (ResultSet row = lock.executeQuery()) {
           row.next();
           return row.getInt(1) == 1;
@@ -104,7 +108,7 @@ enum InboxDialect {
     @Override
     void releaseRetentionLock(Connection connection) throws SQLException {
       try (PreparedStatement release = connection.prepareStatement(
-          "SELECT RELEASE_LOCK('outboxer.inbox.retention')")) {
+          "SELECT RELEASE_LOCK(" + MARIADB_RETENTION_LOCK + ")")) {
         release.executeQuery().close();
       }
     }
@@ -194,6 +198,9 @@ enum InboxDialect {
 
   /** The retention lock of the databases that serve one process. */
   private static final AtomicBoolean LOCAL_RETENTION_LOCK = new AtomicBoolean();
+
+  /** MariaDB's retention lock name: the inbox's and the database's (a lock name is the server's), 57 characters of 64. */
+  private static final String MARIADB_RETENTION_LOCK = "CONCAT('outboxer.inbox.retention.', MD5(COALESCE(DATABASE(), '')))";
 
   InboxDialect(String configValue) {
     this.configValue = configValue;

@@ -26,7 +26,7 @@ abstract class InboxRetentionContractTest {
 
   private static final Duration RETENTION = Duration.ofDays(7);
 
-  private final SettableClock clock = new SettableClock();
+  final SettableClock clock = new SettableClock();
   private DataSource dataSource;
   private Inbox inbox;
 
@@ -133,11 +133,11 @@ abstract class InboxRetentionContractTest {
     assertThat(rows("outbox_inbox_message")).isZero();
   }
 
-  private InboxRetention retention(int chunkSize) {
+  InboxRetention retention(int chunkSize) {
     return ((JdbcInbox) inbox).retention(RETENTION, chunkSize);
   }
 
-  private void accept(String outbox, String groupKey, long id) throws SQLException {
+  void accept(String outbox, String groupKey, long id) throws SQLException {
     assertThat(accepted(outbox, groupKey, id)).as("accepted " + id).isTrue();
   }
 

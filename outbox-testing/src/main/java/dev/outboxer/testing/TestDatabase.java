@@ -152,6 +152,25 @@ public enum TestDatabase {
     CREATED.add(this);
   }
 
+  /**
+   * A connection to another database of the same MariaDB server ({@code <own>_neighbour}, created
+   * if missing): for what the server shares between its databases, such as {@code GET_LOCK} names.
+   */
+  public Connection connectToNeighbour() throws SQLException {
+    if (this != MARIADB) {
+      throw new UnsupportedOperationException("a neighbour database on " + this);
+    }
+    ensureDatabase();
+    String url = url();
+    int slash = url.lastIndexOf('/');
+    int end = url.indexOf('?', slash);
+    String neighbour = url.substring(slash + 1, end < 0 ? url.length() : end) + "_neighbour";
+    try (Connection server = connectTo(url.substring(0, slash + 1)); Statement statement = server.createStatement()) {
+      statement.execute("CREATE DATABASE IF NOT EXISTS " + neighbour);
+    }
+    return connectTo(url.substring(0, slash + 1) + neighbour + (end < 0 ? "" : url.substring(end)));
+  }
+
   /** Skips the test if the database cannot be reached, or fails it when {@value #REQUIRE_PROPERTY} is true. */
   public void assumeAvailable() {
     try (Connection ignored = connect()) {

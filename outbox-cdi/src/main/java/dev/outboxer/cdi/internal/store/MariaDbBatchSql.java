@@ -53,6 +53,16 @@ final class MariaDbBatchSql extends RowByRowBatchSql {
   }
 
   /**
+   * The two members in parentheses, without a derived table: MariaDB materialises a derived table,
+   * and one with the payloads (a BLOB column) on disk, every batch (a scan of 10,000 1-KB messages
+   * with its waiting list took about 215 ms in the derived table, 110 to 170 ms as two statements).
+   */
+  @Override
+  String withWaiting(String scan, String waiting) {
+    return "(" + scan + ") UNION ALL (" + waiting + ")";
+  }
+
+  /**
    * One statement for the whole batch, joining the ids to the table: the ids, a derived table, come
    * first ({@code STRAIGHT_JOIN}), so each is looked up by primary key ({@code eq_ref}) and only the
    * batch's own rows are locked, as the row-by-row delete locks them (no range, no gap, no full scan

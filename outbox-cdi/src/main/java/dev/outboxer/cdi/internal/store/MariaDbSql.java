@@ -96,11 +96,14 @@ final class MariaDbSql implements DialectSql {
   /**
    * {@code GET_LOCK(name, 0)}: a lock of the session, not of the transaction, so {@link
    * #releaseRetentionLock} gives it back before the connection goes back to the pool (and the
-   * server drops it with a session that dies). The name is at most 64 characters: the outbox's hash.
+   * server drops it with a session that dies). The name is at most 64 characters: the outbox's hash
+   * and the database's ({@link #RETENTION_LOCK}): a lock name is the server's, not a database's, and
+   * an outbox of the same name in another database of the server (another application, a staging
+   * copy) must not lock this one's retention out.
    */
   @Override
   public boolean tryRetentionLock(Connection connection, String outbox) throws SQLException {
-    try (PreparedStatement statement = connection.prepareStatement("SELECT GET_LOCK(?, 0)")) {
+    try (PreparedStatement statement = connection.prepareStatement("SELECT GET_LOCK(" + RETENTION_LOCK + ", 0)")) {
       statement.setString(1, retentionLockName(outbox));
       try (java.sql.ResultSet rows = statement.executeQuery()) {
         rows.next();
@@ -111,11 +114,17 @@ final class MariaDbSql implements DialectSql {
 
   @Override
   public void releaseRetentionLock(Connection connection, String outbox) throws SQLException {
-    try (PreparedStatement statement = connection.prepareStatement("SELECT RELEASE_LOCK(?)")) {
+    try (PreparedStatement statement = connection.prepareStatement("SELECT RELEASE_LOCK(" + RETENTION_LOCK + ")")) {
       statement.setString(1, retentionLockName(outbox));
       statement.executeQuery().close();
     }
   }
+
+  /**
+   * The retention lock's name: the outbox's part (a parameter) and the database's, 16 hex digits of
+   * each (at most 52 characters of the 64 allowed).
+   */
+  private static final String RETENTION_LOCK = "CONCAT(?, '.', LEFT(MD5(COALESCE(DATABASE(), '')), 16))";
 
   private static String retentionLockName(String outbox) {
     return "outboxer.retention." + Long.toHexString(GroupHash.hash64(outbox));

@@ -138,9 +138,9 @@ abstract class RowByRowBatchSql implements BatchSql {
     // needed in an outbox without ordering, where nothing holds anything back.
     boolean waitingWithScan = ordering != Ordering.NONE;
     String sql = waitingWithScan
-        ? "SELECT * FROM (" + String.format(SCAN_HEAD, columns + ", " + SCANNED + " AS row_kind") + holdBack.sql()
-            + SCAN_TAIL + ") scanned UNION ALL SELECT id, group_key, NULL, NULL, NULL, NULL, 0, "
-            + dialect.readTime("next_attempt_at") + ", NULL, " + WAITING + " FROM outbox_message" + WAITING_WHERE
+        ? withWaiting(String.format(SCAN_HEAD, columns + ", " + SCANNED + " AS row_kind") + holdBack.sql()
+            + SCAN_TAIL, "SELECT id, group_key, NULL, NULL, NULL, NULL, 0, " + dialect.readTime("next_attempt_at")
+            + ", NULL, " + WAITING + " FROM outbox_message" + WAITING_WHERE)
         : String.format(SCAN_HEAD, columns) + holdBack.sql() + SCAN_TAIL;
     List<Waiting> waitingSeenWithScan = new ArrayList<>();
     try (PreparedStatement statement = connection.prepareStatement(sql)) {
@@ -194,6 +194,15 @@ abstract class RowByRowBatchSql implements BatchSql {
       }
     }
     return BatchStatements.merged(scannedRows, dueRows, limit, waiting, 0, 0);
+  }
+
+  /**
+   * The scan and the waiting list in one statement. Here the scan (its {@code ORDER BY} and {@code
+   * LIMIT}) in a derived table, the one form SQLite takes (no other member of a compound may have
+   * them).
+   */
+  String withWaiting(String scan, String waiting) {
+    return "SELECT * FROM (" + scan + ") scanned UNION ALL " + waiting;
   }
 
   /** Every message of the partition that waits for a retry or for its time (few), without payload. */

@@ -68,7 +68,8 @@ public class DeadMessageRetention {
 
   /**
    * Runs dead-retention of every outbox that has it and whose {@code retention-interval} has passed
-   * since its last run on this node (the first comes at once). Called by the workers' scheduler
+   * since its last run on this node (the first comes at once, and the next at once after the clock
+   * went back past the last run). Called by the workers' scheduler
    * often; a failure is logged at WARNING and the run is tried again at the next interval.
    *
    * @param stopping true once the application stops: a run then ends after its current chunk
@@ -80,7 +81,8 @@ public class DeadMessageRetention {
         continue;
       }
       Instant last = lastRuns.get(settings.name());
-      if (last != null && now.isBefore(last.plus(settings.retentionInterval()))) {
+      // A clock set back (it was ahead) makes the run due at once: else it would wait until the clock caught up again.
+      if (last != null && !now.isBefore(last) && now.isBefore(last.plus(settings.retentionInterval()))) {
         continue;
       }
       lastRuns.put(settings.name(), now);

@@ -46,6 +46,9 @@ class KafkaInboxEndToEndTest {
     KAFKA.createTopic(TOPIC, 3, Map.of());
     Map<String, String> config = new LinkedHashMap<>();
     config.put("outbox.orders.relay", "kafka");
+    // RedeliveringInterceptor dooms the worker's JTA transaction after the relay sent: the relay's batches must run
+    // in one (this relay alone would take a plain transaction, Relay.usesWorkerTransaction).
+    config.put("outbox.orders.worker-transaction", "jta");
     config.put("outbox.orders.partitions", "2");
     config.put("outbox.orders.batch-size", "10");
     config.put("outbox.orders.poll-interval", "100ms");

@@ -53,6 +53,9 @@ class RabbitInboxEndToEndTest {
     channel.queueBind(queue, exchange, "");
     Map<String, String> config = new LinkedHashMap<>();
     config.put("outbox.orders.relay", "rabbitmq");
+    // RedeliveringInterceptor dooms the worker's JTA transaction after the relay sent: the relay's batches must run
+    // in one (this relay alone would take a plain transaction, Relay.usesWorkerTransaction).
+    config.put("outbox.orders.worker-transaction", "jta");
     config.put("outbox.orders.partitions", "2");
     config.put("outbox.orders.batch-size", "10");
     config.put("outbox.orders.poll-interval", "100ms");

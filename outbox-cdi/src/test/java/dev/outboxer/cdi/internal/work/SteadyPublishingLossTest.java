@@ -116,7 +116,7 @@ class SteadyPublishingLossTest {
         Thread.sleep(500);
       }
       System.out.println("LOSS-TEST committed=" + committed.size() + " missing=" + missing.size() + " "
-          + missing.stream().limit(40).toList());
+          + missing.stream().limit(40).toList() + " rows left in the table=" + worker.tables().countMessages());
       assertThat(missing.stream().limit(40).toList()).as("committed but never relayed (%d of %d committed)", missing.size(),
           committed.size()).isEmpty();
     }

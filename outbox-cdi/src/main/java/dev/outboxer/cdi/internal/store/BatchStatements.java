@@ -50,9 +50,12 @@ public class BatchStatements {
    * @param oldestRunningMicros PostgreSQL: when the oldest transaction still running on another
    *     connection began, in microseconds, found by the claim before the read's snapshot (the clock
    *     if none; 0 if it cannot be told or was not asked for; 0 elsewhere)
+   * @param runningTransactions PostgreSQL: the transactions running on other connections at the
+   *     claim, before the read's snapshot, each as a hash of its session and start, sorted (empty if
+   *     none; null if it cannot be told or was not asked for; null elsewhere)
    */
   public record Claim(boolean claimed, long fencingToken, String previousInstance, int partitionCount,
-      int layoutVersion, long sequenceValue, long oldestRunningMicros) {}
+      int layoutVersion, long sequenceValue, long oldestRunningMicros, long[] runningTransactions) {}
 
   /** A stored message as the worker reads it. Times are UTC. */
   public record StoredMessage(long id, String groupKey, String type, String contentType, byte[] payload,

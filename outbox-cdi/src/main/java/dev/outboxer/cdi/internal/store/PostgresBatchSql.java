@@ -63,8 +63,8 @@ final class PostgresBatchSql implements BatchSql {
       + " set_config('" + CLAIMED_SETTING + "', CASE WHEN c.fencing_token IS NULL THEN '' ELSE 'yes' END, true),"
       // The probe of running transactions (PartitionCursor), here and not in the read: it must look before the read's
       // snapshot is taken, so that every transaction it finds ended is committed (or gone) for the read.
-      + " %s AS oldest_running"
-      + " FROM outbox_rules r LEFT JOIN c ON TRUE WHERE r.outbox = ?";
+      + " probe.oldest_running, probe.running_transactions"
+      + " FROM outbox_rules r LEFT JOIN c ON TRUE CROSS JOIN %s probe WHERE r.outbox = ?";
 
   /*
    * PostgreSQL read, one statement. Kinds: 'S' the clock and the oldest running transaction (for PartitionCursor); 'W' every
@@ -83,23 +83,37 @@ final class PostgresBatchSql implements BatchSql {
       + " NULL AS message_type, NULL AS content_type, NULL::bytea AS payload, NULL AS headers, 0 AS attempts,"
       + " NULL::timestamp AS next_attempt_at, NULL::timestamp AS created_at, ";
   /*
-   * The start of the oldest transaction still running in this database on another connection (the clock if none);
-   * 0 while any transaction is prepared (two-phase) or hidden from us, and 0 in a transaction above READ COMMITTED
-   * (a data source or database default of REPEATABLE READ or SERIALIZABLE): such a transaction reads the snapshot
-   * its first statement took, the claim's, before this probe ran, so a transaction the probe finds ended may have
-   * committed after the read's snapshot. Part of the claim (see CLAIM_POSTGRESQL).
+   * The probe of running transactions, a derived table of two columns. running_transactions: every transaction running
+   * in this database on another connection, each as a 64-bit hash of its session and its start, sorted (PartitionCursor
+   * arms and settles its checkpoints with them; a hash shared by two transactions only makes it wait longer).
+   * oldest_running: when the oldest of them began (the clock if none), for the long-transaction warning and gauge.
+   * Both say "cannot tell" (NULL, 0) while any transaction is prepared (two-phase) or hidden from us, and in a
+   * transaction above READ COMMITTED (a data source or database default of REPEATABLE READ or SERIALIZABLE): such a
+   * transaction reads the snapshot its first statement took, the claim's, before this probe ran, so a transaction the
+   * probe finds ended may have committed after the read's snapshot. Part of the claim (see CLAIM_POSTGRESQL).
+   * The sessions are read before the prepared transactions: pg_stat_activity is copied once a transaction, at its first
+   * use, and pg_prepared_xacts is read when asked. A publisher that prepares between the two is then running in the
+   * copy, or prepared, or committed (visible to the read); in the other order it could be in neither. OFFSET 0 keeps
+   * the planner from copying the conditions into both columns.
    * Reading pg_stat_activity copies every backend's status, the most expensive part of a batch: it is only asked
-   * for when the cursor has a checkpoint that it could settle (PartitionCursor#needsRunningProbe), otherwise the
-   * column is 0 ("cannot be told").
+   * for when the cursor has a checkpoint to arm or settle (PartitionCursor#needsRunningProbe).
    */
-  private static final String PROBE_POSTGRESQL = "CASE WHEN current_setting('transaction_isolation') <> 'read committed'"
-      + "   OR EXISTS (SELECT 1 FROM pg_prepared_xacts WHERE database = current_database())"
+  private static final String PROBE_POSTGRESQL = "(SELECT CASE WHEN x.cannot_tell THEN 0 ELSE x.oldest END AS oldest_running,"
+      + " CASE WHEN x.cannot_tell THEN NULL ELSE x.running END AS running_transactions FROM (SELECT"
+      + " current_setting('transaction_isolation') <> 'read committed'"
       + "   OR EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
       + "     AND backend_type = 'client backend' AND state IS NULL)"
-      + " THEN 0 ELSE CAST(EXTRACT(EPOCH FROM COALESCE((SELECT MIN(xact_start) FROM pg_stat_activity"
+      + "   OR EXISTS (SELECT 1 FROM pg_prepared_xacts WHERE database = current_database()) AS cannot_tell,"
+      + " CAST(EXTRACT(EPOCH FROM COALESCE((SELECT MIN(xact_start) FROM pg_stat_activity"
       + "   WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL),"
-      + "   clock_timestamp())) * 1000000 AS bigint) END";
+      + "   clock_timestamp())) * 1000000 AS bigint) AS oldest,"
+      + " ARRAY(SELECT hashtextextended(pid::text || '@' || CAST(EXTRACT(EPOCH FROM xact_start) * 1000000 AS bigint)::text, 0)"
+      + "   FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL"
+      + "   ORDER BY 1) AS running"
+      + " OFFSET 0) x)";
   private static final String NO_PROBE_POSTGRESQL = "CAST(0 AS bigint)";
+  private static final String NO_PROBE_POSTGRESQL_TABLE =
+      "(SELECT CAST(0 AS bigint) AS oldest_running, CAST(NULL AS bigint[]) AS running_transactions)";
   private static final String READ_POSTGRESQL_BODY = " AS extra WHERE " + CLAIMED
       + " UNION ALL SELECT 'W', id, group_key, NULL, NULL, NULL, NULL, 0, next_attempt_at, NULL, 0 FROM w"
       + " UNION ALL (SELECT 'M', " + BatchStatements.MESSAGE_COLUMNS + ", 0 FROM outbox_message m"
@@ -226,7 +240,27 @@ final class PostgresBatchSql implements BatchSql {
     long token = rows.getLong(3);
     boolean claimed = !rows.wasNull();
     return new Claim(claimed, token, rows.getString(4), rows.getInt(1), rows.getInt(2), rows.getLong(5),
-        rows.getLong(8));
+        rows.getLong(8), runningTransactions(rows.getArray(9)));
+  }
+
+  /** The probe's identities of running transactions, sorted; null if it could not tell or was not asked. */
+  private static long[] runningTransactions(Array array) throws SQLException {
+    if (array == null) {
+      return null;
+    }
+    try {
+      Object[] values = (Object[]) array.getArray();
+      long[] running = new long[values.length];
+      for (int i = 0; i < values.length; i++) {
+        running[i] = ((Number) values[i]).longValue();
+      }
+      // The database sorted them as signed 64-bit numbers, as Java does; sorting again costs nothing and holds
+      // Arrays.binarySearch's precondition whatever the driver did.
+      java.util.Arrays.sort(running);
+      return running;
+    } finally {
+      array.free();
+    }
   }
 
   /** The rows of the PostgreSQL read, sorted by kind. */
@@ -251,7 +285,7 @@ final class PostgresBatchSql implements BatchSql {
   }
 
   private static String claimPostgresqlSql(boolean probeRunning) {
-    return String.format(CLAIM_POSTGRESQL, probeRunning ? PROBE_POSTGRESQL : NO_PROBE_POSTGRESQL);
+    return String.format(CLAIM_POSTGRESQL, probeRunning ? PROBE_POSTGRESQL : NO_PROBE_POSTGRESQL_TABLE);
   }
 
   private static String postgresqlReadSql(Ordering ordering, boolean probeRunning) {

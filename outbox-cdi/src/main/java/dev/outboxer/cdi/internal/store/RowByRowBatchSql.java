@@ -90,12 +90,12 @@ abstract class RowByRowBatchSql implements BatchSql {
     LockedPartition locked = lockPartition(connection, outbox, partition);
     if (locked == null) {
       Rules rules = rules(connection, outbox);
-      return new Claimed(new Claim(false, 0, null, rules.partitionCount(), rules.layoutVersion(), 0, 0), null);
+      return new Claimed(new Claim(false, 0, null, rules.partitionCount(), rules.layoutVersion(), 0, 0, null), null);
     }
     recordOwner(connection, outbox, partition, node, instance, now, locked.fencingToken());
     Rules rules = locked.rules() != null ? locked.rules() : rules(connection, outbox);
     return new Claimed(new Claim(true, locked.fencingToken(), locked.previousInstance(), rules.partitionCount(),
-        rules.layoutVersion(), 0, 0), locked);
+        rules.layoutVersion(), 0, 0, null), locked);
   }
 
   /** The claim, then the read if it took the partition: three round trips or more. */

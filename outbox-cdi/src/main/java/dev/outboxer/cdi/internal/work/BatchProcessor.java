@@ -103,6 +103,7 @@ public class BatchProcessor {
     ReadRows batch = null;
     try {
       LocalDateTime now = time.nowUtc();
+      cursor.sweepIfDue(time.now());
       ReadRequest request = readRequest(settings, cursor);
       ClaimedRead claimed = gate == null
           ? tx.call(connection -> statements.claimAndRead(connection, settings.name(), partition, node.node(),
@@ -199,11 +200,18 @@ public class BatchProcessor {
   private ReadRows plan(BatchTransaction tx, OutboxSettings settings, int partition, PartitionCursor cursor,
       Claim claim, Read claimRead, LocalDateTime now) throws Exception {
     Read read = claimRead != null ? claimRead : read(tx, settings, partition, cursor, now);
-    OptionalLong rewind = RelaySelection.rewindTarget(settings.ordering(), read.waiting(), cursor.scanFrom(), now);
+    OptionalLong rewind = RelaySelection.rewindTarget(settings.ordering(), read.waiting(), cursor.rewindBelow(), now);
     if (rewind.isPresent()) {
       // A message whose retry has come lies below the cursor; the rest of its group was skipped while it waited.
       cursor.rewindTo(rewind.getAsLong());
       read = read(tx, settings, partition, cursor, now);
+    }
+    List<Long> leftBehind = cursor.leftBehind(read.rows());
+    if (!leftBehind.isEmpty()) {
+      LOG.warning("Outbox '" + settings.name() + "', partition " + partition + ": " + leftBehind.size() + " pending"
+          + " message(s) lay below the partition's read position " + leftBehind.subList(0, Math.min(20,
+          leftBehind.size())) + "; the periodic read from the first row found them and relays them now, possibly"
+          + " after later messages of their group. This is a bug in Outboxer: please report it with this line.");
     }
     return new ReadRows(read, RelaySelection.of(settings.ordering(), read, settings.batchSize(), settings.batchSize(), now),
         claim);
@@ -639,7 +647,7 @@ public class BatchProcessor {
     }
 
     PartitionCursor.Proposal proposal(PartitionCursor cursor, long lowestHeldBack) {
-      return cursor.propose(claim.sequenceValue(), read.readAtMicros(), claim.oldestRunningMicros(), plan.reachedUpTo(),
+      return cursor.propose(claim.sequenceValue(), claim.runningTransactions(), plan.reachedUpTo(),
           lowestHeldBack);
     }
   }

@@ -73,7 +73,57 @@ class PostgresContractTest extends DatabaseContractTest {
         connection.rollback();
         assertThat(claimed.claim().claimed()).isTrue();
         assertThat(claimed.claim().oldestRunningMicros()).as("isolation " + isolation).isZero();
+        assertThat(claimed.claim().runningTransactions()).as("isolation " + isolation).isNull();
       }
     }
+  }
+
+  /**
+   * The probe names each transaction running elsewhere by its session and its start: the same
+   * transaction the same way at every probe, a later transaction of the same session differently
+   * (so a cursor's checkpoint waits for the very transactions it was armed with, comparing no clocks).
+   */
+  @Test
+  void the_probe_names_a_running_transaction_the_same_until_it_ends() throws Exception {
+    try (java.sql.Connection other = database().connect()) {
+      other.setAutoCommit(false);
+      other.createStatement().execute("SELECT 1");
+      long[] first = probe();
+      long[] second = probe();
+      assertThat(first).as("the other session's transaction is listed").isNotEmpty();
+      java.util.Set<Long> both = new java.util.HashSet<>();
+      for (long transaction : first) {
+        both.add(transaction);
+      }
+      java.util.Set<Long> again = new java.util.HashSet<>();
+      for (long transaction : second) {
+        again.add(transaction);
+      }
+      both.retainAll(again);
+      assertThat(both).as("listed the same way by two probes").isNotEmpty();
+      other.commit();
+      other.createStatement().execute("SELECT 1");
+      long[] afterCommit = probe();
+      for (long transaction : afterCommit) {
+        assertThat(both).as("the ended transaction, whose session began another").doesNotContain(transaction);
+      }
+      assertThat(afterCommit).as("the session's new transaction").hasSizeGreaterThanOrEqualTo(1);
+      assertThat(afterCommit).as("sorted for the cursor's binary search").isSorted();
+      other.rollback();
+    }
+  }
+
+  /** A prepared (two-phase) transaction hides its session's state from the probe: it cannot tell. */
+  @Test
+  void while_a_transaction_is_prepared_the_probe_cannot_tell() throws Exception {
+    try (dev.outboxer.testing.PreparedBranch prepared = dev.outboxer.testing.PreparedBranch.holdingPartition(
+        database(), "orders", 0)) {
+      assertThat(probe()).isNull();
+    }
+    assertThat(probe()).as("once it is finished").isNotNull();
+  }
+
+  private long[] probe() throws Exception {
+    return inTransaction(() -> claimAndRead(1)).claim().runningTransactions();
   }
 }

@@ -1,5 +1,6 @@
 package dev.outboxer.benchmark;
 
+import dev.outboxer.testing.LogCapture;
 import dev.outboxer.testing.OutboxTestContainer;
 import dev.outboxer.testing.TestDatabase;
 import java.io.PrintStream;
@@ -159,7 +160,11 @@ public final class Soak {
       double achieved;
       long late;
       boolean drained;
-      try (OutboxTestContainer worker = OutboxerNodes.workerNode(settings, OUTBOX)) {
+      long leftBehind;
+      // The workers' sweep finds rows their read position passed (a bug) and relays them late, with a WARNING:
+      // a loss the ledger alone would no longer see.
+      try (LogCapture workerLog = LogCapture.of("dev.outboxer.cdi.internal.work.BatchProcessor");
+          OutboxTestContainer worker = OutboxerNodes.workerNode(settings, OUTBOX)) {
         long start = System.nanoTime();
         ledger = new TrafficLedger(base, start, windowNanos, WINDOWS);
         BenchRelay.plan(OUTBOX, new BenchRelay.Plan(null, null, ledger));
@@ -182,6 +187,8 @@ public final class Soak {
         late = traffic.lateTicks();
         drained = SteadyTraffic.awaitDrained(nodes.raw(), OUTBOX, ledger, FINAL_DRAIN);
         lost = ledger.lostCount();
+        leftBehind = workerLog.warnings().stream()
+            .filter(warning -> warning.contains("lay below the partition's read position")).count();
       } finally {
         BenchRelay.clear(OUTBOX);
       }
@@ -190,6 +197,10 @@ public final class Soak {
         windows.add(new Window(w, ledger.latencies(w), sizes[w], loads[w]));
       }
       List<String> failures = checks(database, windows, ledger, lost, drained, options.speedChecks());
+      if (leftBehind > 0) {
+        failures.add(leftBehind + " batch(es) found pending messages below a partition's read position (relayed late by"
+            + " the workers' sweep; see their WARNING)");
+      }
       String markdown = report(settings, options, started, loadBefore, capacity, rate, achieved, perTransaction, late,
           windows, ledger, lost, failures);
       return new Outcome(markdown, failures);

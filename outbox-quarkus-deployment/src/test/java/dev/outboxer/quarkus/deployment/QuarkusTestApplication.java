@@ -28,7 +28,10 @@ final class QuarkusTestApplication {
         .overrideConfigKey("quarkus.datasource.username", database.user())
         .overrideConfigKey("quarkus.datasource.password", database.password())
         .overrideConfigKey("quarkus.hibernate-orm.schema-management.strategy", "none")
-        .overrideConfigKey("quarkus.log.category.\"dev.outboxer\".level", "WARN");
+        .overrideConfigKey("quarkus.log.category.\"dev.outboxer\".level", "WARN")
+        // quarkus-opentelemetry is on the tests' class path (QuarkusTracingTest): no OTLP exporter sending to a
+        // collector that is not there; QuarkusTracingTest exports to a bean of its own.
+        .overrideConfigKey("quarkus.otel.exporter.otlp.enabled", "false");
   }
 
   /**

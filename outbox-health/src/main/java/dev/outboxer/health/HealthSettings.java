@@ -49,7 +49,24 @@ record HealthSettings(SortedSet<String> outboxes, Duration refreshInterval, Map<
   private static final String HEALTH_RELAY = ConfigKeyNames.environmentName("outbox." + SPACE + ".relay");
 
   /** The settings if there was no problem, and the problems. */
-  record Result(HealthSettings settings, List<OutboxConfigurationException> problems) {}
+  record Result(HealthSettings settings, List<OutboxConfigurationException> problems) {
+
+    /**
+     * For a start that reports one failure: the first problem's key, every problem's message in its
+     * own, the problems suppressed in it; empty when there is none.
+     */
+    Optional<OutboxConfigurationException> failure() {
+      if (problems.isEmpty()) {
+        return Optional.empty();
+      }
+      StringBuilder message = new StringBuilder("outbox-health's configuration has ").append(problems.size())
+          .append(problems.size() == 1 ? " problem:" : " problems:");
+      problems.forEach(problem -> message.append("\n  - ").append(problem.getMessage()));
+      OutboxConfigurationException failure = new OutboxConfigurationException(problems.get(0).key(), message.toString());
+      problems.forEach(failure::addSuppressed);
+      return Optional.of(failure);
+    }
+  }
 
   static Result read(Config config) {
     return read(key -> config.getOptionalValue(key, String.class), config.getPropertyNames());

@@ -62,7 +62,9 @@
  * Durations are written as everywhere in Outboxer ({@code 500ms}, {@code 30s}, {@code 5m}, {@code
  * 2h}, {@code 1d}, ISO-8601 {@code PT30S}). Every key is checked at deployment: a bad value, a key
  * of an outbox that does not exist or a misspelt key fails the deployment with an {@link
- * dev.outboxer.OutboxConfigurationException} that names the key and the value.
+ * dev.outboxer.OutboxConfigurationException} that names the key and the value. In a CDI container
+ * that runs no portable extension (Quarkus' ArC) the same check runs at CDI's {@code Startup} event,
+ * before Outboxer's own start, and fails the start instead.
  *
  * <h2>What is guaranteed, what is not</h2>
  * <ul>

@@ -13,11 +13,15 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
-/** Reads a whole topic from the beginning with a real consumer (no group, all partitions). */
-final class TopicReader {
+/**
+ * Reads a whole topic from the beginning with a real consumer (no group, all partitions,
+ * {@code read_committed}). Public for other modules' tests, through this module's test-jar; not
+ * part of any API.
+ */
+public final class TopicReader {
 
   /** One consumed record: where it landed and what the relay put in it. */
-  record Received(
+  public record Received(
       int partition, long offset, String key, byte[] value, Map<String, String> headers) {
 
     long outboxId() {
@@ -35,7 +39,7 @@ final class TopicReader {
    * Polls until {@code atLeast} records were read and then until the end offsets, or until the
    * timeout; returns what it read, in partition then offset order.
    */
-  static List<Received> readAll(String bootstrap, String topic, int atLeast, Duration timeout) {
+  public static List<Received> readAll(String bootstrap, String topic, int atLeast, Duration timeout) {
     return readAll(consumerConfig(bootstrap), topic, atLeast, timeout);
   }
 

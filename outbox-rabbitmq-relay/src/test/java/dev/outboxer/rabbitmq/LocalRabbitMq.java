@@ -16,11 +16,13 @@ import java.util.concurrent.TimeoutException;
  * The local RabbitMQ (127.0.0.1:5672, guest/guest; {@code .ci/run} starts it) as the tests use it:
  * exchanges and queues with unique names, created here and deleted by {@link #close()}, so tests
  * never share or leave topology behind. Not thread-safe: one per test.
+ *
+ * <p>Public for other modules' tests, through this module's test-jar; not part of any API.
  */
-final class LocalRabbitMq implements AutoCloseable {
+public final class LocalRabbitMq implements AutoCloseable {
 
-  static final String HOST = "127.0.0.1";
-  static final int PORT = 5672;
+  public static final String HOST = "127.0.0.1";
+  public static final int PORT = 5672;
 
   private final ConnectionFactory factory = new ConnectionFactory();
   private Connection connection;
@@ -28,7 +30,7 @@ final class LocalRabbitMq implements AutoCloseable {
   private final List<String> queues = new ArrayList<>();
   private final String prefix = "outboxer-test-" + UUID.randomUUID().toString().substring(0, 8) + "-";
 
-  LocalRabbitMq() throws IOException {
+  public LocalRabbitMq() throws IOException {
     factory.setHost(HOST);
     factory.setPort(PORT);
     factory.setAutomaticRecoveryEnabled(false);
@@ -36,7 +38,7 @@ final class LocalRabbitMq implements AutoCloseable {
   }
 
   /** A durable exchange of the given type, unique to this test. */
-  String exchange(String type) throws Exception {
+  public String exchange(String type) throws Exception {
     String name = prefix + "x" + exchanges.size();
     try (Channel channel = channel()) {
       channel.exchangeDeclare(name, type, true);
@@ -45,7 +47,7 @@ final class LocalRabbitMq implements AutoCloseable {
     return name;
   }
 
-  String directExchange() throws Exception {
+  public String directExchange() throws Exception {
     return exchange(BuiltinExchangeType.DIRECT.getType());
   }
 
@@ -59,11 +61,11 @@ final class LocalRabbitMq implements AutoCloseable {
     return name;
   }
 
-  String queue() throws Exception {
+  public String queue() throws Exception {
     return queue(Map.of());
   }
 
-  void bind(String queue, String exchange, String routingKey) throws Exception {
+  public void bind(String queue, String exchange, String routingKey) throws Exception {
     try (Channel channel = channel()) {
       channel.queueBind(queue, exchange, routingKey);
     }
@@ -82,7 +84,7 @@ final class LocalRabbitMq implements AutoCloseable {
   }
 
   /** Every message in the queue, in queue order, acknowledged (the queue is empty afterwards). */
-  List<GetResponse> drain(String queue) throws Exception {
+  public List<GetResponse> drain(String queue) throws Exception {
     List<GetResponse> messages = new ArrayList<>();
     try (Channel channel = channel()) {
       for (GetResponse message = channel.basicGet(queue, true); message != null;
@@ -99,7 +101,7 @@ final class LocalRabbitMq implements AutoCloseable {
   }
 
   /** The relay settings of outbox 'orders' for this broker and the exchange, without prefix. */
-  static Map<String, String> relaySettings(String exchange) {
+  public static Map<String, String> relaySettings(String exchange) {
     return Map.of("host", HOST, "port", Integer.toString(PORT), "exchange", exchange);
   }
 

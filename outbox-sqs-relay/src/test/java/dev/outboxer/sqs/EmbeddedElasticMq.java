@@ -23,15 +23,17 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
  * (message size, attribute count and characters, batch size). Register it as a static
  * {@code @RegisterExtension} field: it starts before the class's first test and stops after its
  * last. Queues live in memory.
+ *
+ * <p>Public for other modules' tests, through this module's test-jar; not part of any API.
  */
-final class EmbeddedElasticMq implements BeforeAllCallback, AfterAllCallback {
+public final class EmbeddedElasticMq implements BeforeAllCallback, AfterAllCallback {
 
   /** The region the tests configure; ElasticMQ accepts any. */
-  static final String REGION = "us-east-1";
+  public static final String REGION = "us-east-1";
 
   /** ElasticMQ does not check credentials, but the SDK signs every request with some. */
-  static final String ACCESS_KEY_ID = "outboxer";
-  static final String SECRET_ACCESS_KEY = "outboxer-secret";
+  public static final String ACCESS_KEY_ID = "outboxer";
+  public static final String SECRET_ACCESS_KEY = "outboxer-secret";
 
   private SQSRestServer server;
   private URI endpoint;
@@ -56,17 +58,17 @@ final class EmbeddedElasticMq implements BeforeAllCallback, AfterAllCallback {
     }
   }
 
-  URI endpoint() {
+  public URI endpoint() {
     return endpoint;
   }
 
   /** A client of the tests' own, for creating queues and receiving messages. */
-  SqsClient client() {
+  public SqsClient client() {
     return client;
   }
 
   /** Creates a FIFO queue (the name must end in .fifo) and returns its URL. */
-  String createFifoQueue(String name) {
+  public String createFifoQueue(String name) {
     return client.createQueue(request -> request.queueName(name).attributes(Map.of(
         QueueAttributeName.FIFO_QUEUE, "true",
         QueueAttributeName.VISIBILITY_TIMEOUT, "300"))).queueUrl();
@@ -79,7 +81,7 @@ final class EmbeddedElasticMq implements BeforeAllCallback, AfterAllCallback {
   }
 
   /** The relay settings ({@code outbox.<name>.sqs.*} without prefix) for a queue here. */
-  Map<String, String> relaySettings(String queueUrl) {
+  public Map<String, String> relaySettings(String queueUrl) {
     Map<String, String> settings = new HashMap<>();
     settings.put(SqsRelayProvider.QUEUE_URL, queueUrl);
     settings.put(SqsRelayProvider.REGION, REGION);
@@ -88,7 +90,7 @@ final class EmbeddedElasticMq implements BeforeAllCallback, AfterAllCallback {
     return settings;
   }
 
-  static SqsClient client(URI endpoint) {
+  public static SqsClient client(URI endpoint) {
     return SqsClient.builder()
         .endpointOverride(endpoint)
         .region(Region.of(REGION))

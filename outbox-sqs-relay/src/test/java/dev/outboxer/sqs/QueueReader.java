@@ -16,18 +16,20 @@ import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
  * A real consumer of one queue: every {@link #poll()} receives what is there (attributes
  * included), deletes it and appends it to {@link #received()} in receive order, which on a FIFO
  * queue is the queue's order per message group. Not thread-safe: poll from the test thread.
+ *
+ * <p>Public for other modules' tests, through this module's test-jar; not part of any API.
  */
-final class QueueReader {
+public final class QueueReader {
 
   /** A received message: its body, attributes and, on FIFO queues, group and deduplication id. */
-  record Received(String body, Map<String, String> attributes, Map<String, String> dataTypes,
+  public record Received(String body, Map<String, String> attributes, Map<String, String> dataTypes,
       String groupId, String deduplicationId) {
 
     long outboxId() {
       return Long.parseLong(attributes.get(dev.outboxer.spi.StandardHeaders.ID));
     }
 
-    String groupKey() {
+    public String groupKey() {
       return attributes.get(dev.outboxer.spi.StandardHeaders.GROUP_KEY);
     }
   }
@@ -36,13 +38,13 @@ final class QueueReader {
   private final String queueUrl;
   private final List<Received> received = new ArrayList<>();
 
-  QueueReader(SqsClient client, String queueUrl) {
+  public QueueReader(SqsClient client, String queueUrl) {
     this.client = client;
     this.queueUrl = queueUrl;
   }
 
   /** Receives until the queue answers empty; returns how many were received in all. */
-  int poll() {
+  public int poll() {
     while (true) {
       List<Message> messages = client.receiveMessage(request -> request.queueUrl(queueUrl)
           .maxNumberOfMessages(10)
@@ -73,7 +75,7 @@ final class QueueReader {
     }
   }
 
-  List<Received> received() {
+  public List<Received> received() {
     return List.copyOf(received);
   }
 

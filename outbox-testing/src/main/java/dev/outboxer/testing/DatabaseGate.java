@@ -37,10 +37,27 @@ public final class DatabaseGate implements AutoCloseable {
    * @throws IOException if no local port can be had
    */
   public DatabaseGate(String targetHost, int targetPort) throws IOException {
+    this(targetHost, targetPort, freePort());
+  }
+
+  /**
+   * A closed gate on a given local port: for a test whose application was configured with the
+   * port of another gate (one made, and its port taken, where the application's configuration is
+   * written; Quarkus' tests load their classes again, so that gate is not at hand).
+   *
+   * @param targetHost the database's host
+   * @param targetPort the database's port
+   * @param port the local port to listen on once {@link #open()}ed
+   */
+  public DatabaseGate(String targetHost, int targetPort, int port) {
     this.targetHost = targetHost;
     this.targetPort = targetPort;
+    this.port = port;
+  }
+
+  private static int freePort() throws IOException {
     try (ServerSocket probe = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-      this.port = probe.getLocalPort();
+      return probe.getLocalPort();
     }
   }
 

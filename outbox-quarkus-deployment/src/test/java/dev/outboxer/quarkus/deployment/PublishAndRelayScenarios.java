@@ -2,7 +2,10 @@ package dev.outboxer.quarkus.deployment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
+import dev.outboxer.DeadMessage;
+import dev.outboxer.OutboxAdmin;
 import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.testing.RecordingRelay;
@@ -33,7 +36,9 @@ import org.junit.jupiter.api.Test;
  * Hibernate ORM on Quarkus' Agroal data source; a rollback writes nothing; the workers run on
  * Quarkus' executor and relay through a custom {@code @Named} relay and the local relay, in order
  * per group with concurrent publishers; the counters reach Quarkus' Micrometer registry and the
- * readiness checks of outbox-health SmallRye Health. The partition count comes from an environment variable
+ * readiness checks of outbox-health SmallRye Health; an outbox in total order relays in publish
+ * order across groups; a refused message is retried, dead after {@code max-attempts}, and relayed
+ * again after {@link OutboxAdmin#retryDead}. The partition count comes from an environment variable
  * (OUTBOX_ORDERS_PARTITIONS, set for the tests in the pom).
  */
 abstract class PublishAndRelayScenarios {
@@ -42,20 +47,31 @@ abstract class PublishAndRelayScenarios {
   static QuarkusUnitTest application(TestDatabase database, Class<? extends PublishAndRelayScenarios> test) {
     return QuarkusTestApplication.on(database, PublishAndRelayScenarios.class, test, OrderPlaced.class,
             ShipmentRequested.class, OrderService.class, ShipmentHandler.class, ThreadRecordingRelay.class,
-            RecordingRelay.class, TestOrder.class)
+            RecordingRelay.class, TestOrder.class, AuditEntry.class, AuditService.class)
         .overrideConfigKey("outbox.orders.relay", "thread-recording")
-        .overrideConfigKey("outbox.shipping.relay", "local");
+        .overrideConfigKey("outbox.shipping.relay", "local")
+        // total order: one sequence for the whole outbox, whatever the group
+        .overrideConfigKey("outbox.audit.relay", "recording")
+        .overrideConfigKey("outbox.audit.ordering", "total")
+        // retries with a short backoff, dead after the third failed attempt
+        .overrideConfigKey("outbox.billing.relay", "recording")
+        .overrideConfigKey("outbox.billing.partitions", "2")
+        .overrideConfigKey("outbox.billing.max-attempts", "3")
+        .overrideConfigKey("outbox.billing.backoff.min", "20ms")
+        .overrideConfigKey("outbox.billing.backoff.max", "100ms");
   }
 
   /** The database of the subclass's application. */
   abstract TestDatabase database();
 
   @Inject OrderService orders;
+  @Inject AuditService audit;
   @Inject RecordingRelay relayed;
   @Inject ThreadRecordingRelay relay;
   @Inject ShipmentHandler shipments;
   @Inject MeterRegistry meters;
   @Inject SmallRyeHealthReporter health;
+  @Inject OutboxAdmin admin;
 
   @Test
   void publishesInTheCallersTransactionAndRelaysOnQuarkusWorkerThreads() throws Exception {
@@ -124,6 +140,52 @@ abstract class PublishAndRelayScenarios {
       assertThat(sequences).as("the order of %s's events as relayed", customer)
           .isEqualTo(java.util.stream.IntStream.rangeClosed(1, ordersEach).boxed().toList());
     }
+  }
+
+  @Test
+  void relaysAnOutboxInTotalOrderAcrossGroups() throws Exception {
+    List<String> customers = List.of("total-a", "total-b", "total-c");
+    List<Long> published = new ArrayList<>();
+    for (int n = 0; n < 12; n++) {
+      published.add(audit.record("audit", 5000 + n, customers.get(n % customers.size()), n));
+    }
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> relayed.confirmed("audit").size() >= published.size());
+    assertThat(relayed.confirmed("audit")).extracting(OutboxRecord::id).as("the audit outbox as relayed")
+        .containsExactlyElementsOf(published);
+  }
+
+  @Test
+  void retriesAFailingMessageThenDeadLettersItAndRetryDeadRelaysItAgain() throws Exception {
+    String group = "refused-customer";
+    relayed.failGroup(group);
+    long id;
+    try {
+      id = audit.record("billing", 6000, group, 1);
+      await().atMost(Duration.ofSeconds(30))
+          .until(() -> admin.dead("billing", 100).stream().anyMatch(dead -> dead.id() == id));
+      DeadMessage dead = admin.dead("billing", 100).stream().filter(d -> d.id() == id).findFirst().orElseThrow();
+      // outbox.billing.max-attempts=3: handed three times (two retries after a backoff), dead after the third failure
+      assertThat(dead.attempts()).isEqualTo(3);
+      assertThat(relayed.handed()).filteredOn(r -> r.id() == id).hasSize(3);
+      assertThat(dead.groupKey()).isEqualTo(group);
+      assertThat(admin.counts("billing").dead()).isEqualTo(1);
+      assertThat(ids(relayed.confirmedIdsByGroup().get(group))).isEmpty();
+    } finally {
+      relayed.recoverGroup(group);
+    }
+
+    assertThat(admin.retryDead("billing", id)).isEqualTo(1);
+
+    // Revived as a new message: same group and payload, a new (higher) id, relayed this time.
+    awaitConfirmedInGroup(group, 1);
+    OutboxRecord revived = relayed.confirmed("billing").stream().filter(r -> group.equals(r.groupKey()))
+        .findFirst().orElseThrow();
+    assertThat(revived.id()).isGreaterThan(id);
+    assertThat(revived.payloadText()).contains("\"orderId\":6000");
+    assertThat(admin.counts("billing").dead()).isZero();
+    await().atMost(Duration.ofSeconds(10))
+        .until(() -> count("SELECT count(*) FROM outbox_message WHERE id IN (" + id + ", " + revived.id() + ")") == 0);
   }
 
   @Test

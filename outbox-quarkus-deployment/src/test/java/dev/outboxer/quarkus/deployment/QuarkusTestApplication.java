@@ -16,13 +16,25 @@ final class QuarkusTestApplication {
 
   /** The application with these classes; the schema is reset (Outboxer's DDL and the test table) before it starts. */
   static QuarkusUnitTest on(TestDatabase database, Class<?>... classes) {
+    return on(database, () -> { }, classes);
+  }
+
+  /**
+   * As {@link #on(TestDatabase, Class[])}, and {@code beforeStart} runs after the schema reset,
+   * before the application is built: where a test sets up its broker's topics or queues and adds
+   * the configuration only known then (ports, URLs) with {@link QuarkusUnitTest#overrideConfigKey}.
+   */
+  static QuarkusUnitTest on(TestDatabase database, Runnable beforeStart, Class<?>... classes) {
     return new QuarkusUnitTest()
         .withApplicationRoot(jar -> jar.addClasses(classes).addClass(QuarkusTestApplication.class))
         .setBeforeAllCustomizer(() -> {
           database.assumeAvailable();
           database.resetSchema();
+          beforeStart.run();
         })
         .overrideConfigKey("quarkus.devservices.enabled", "false")
+        // A free port for the HTTP server (health, metrics) instead of 8081, which other builds on the machine may hold
+        .overrideConfigKey("quarkus.http.test-port", "0")
         .overrideConfigKey("quarkus.datasource.db-kind", database.configValue())
         .overrideConfigKey("quarkus.datasource.jdbc.url", database.url())
         .overrideConfigKey("quarkus.datasource.username", database.user())

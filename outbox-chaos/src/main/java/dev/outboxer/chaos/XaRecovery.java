@@ -3,6 +3,10 @@ package dev.outboxer.chaos;
 import com.arjuna.ats.arjuna.recovery.RecoveryManager;
 import dev.outboxer.jms.narayana.BrokerFirstRecovery;
 import dev.outboxer.testing.JdbcTarget;
+import jakarta.jms.JMSException;
+import jakarta.jms.XAConnection;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import javax.sql.XADataSource;
 import org.apache.activemq.artemis.jms.client.ActiveMQXAConnectionFactory;
 
@@ -15,6 +19,8 @@ import org.apache.activemq.artemis.jms.client.ActiveMQXAConnectionFactory;
  * Scans every few seconds.
  */
 final class XaRecovery {
+
+  private static final Logger LOG = Logger.getLogger(XaRecovery.class.getName());
 
   private XaRecovery() {}
 
@@ -39,11 +45,25 @@ final class XaRecovery {
     // knows any more is only retried (and logged) until an operator removes it.
   }
 
+  /**
+   * Starts the recovery manager, before the workers: it finishes the branches a previous
+   * incarnation left as early as it can, and it loads Artemis' client on this thread. A worker's
+   * first batch would otherwise load it under the relay timeout, and on a loaded machine (load 62
+   * on 2 cores) the timeout's interrupt hit a static initialiser (commons-logging's, under Artemis'
+   * {@code BeanSupport}), which broke that class for the JVM's life: every later batch of the worker
+   * failed with {@code NoClassDefFoundError} and its messages died.
+   */
   static RecoveryManager start(JdbcTarget database, String broker) {
     RecoveryManager manager = RecoveryManager.manager(RecoveryManager.INDIRECT_MANAGEMENT);
+    ActiveMQXAConnectionFactory factory = new ActiveMQXAConnectionFactory("tcp://" + broker);
+    try (XAConnection connection = factory.createXAConnection()) {
+      connection.createXASession().getXAResource();
+    } catch (JMSException | RuntimeException e) {
+      LOG.log(Level.WARNING, "chaos: the broker cannot be reached yet; recovery retries it at every pass: " + e);
+    }
     // The README's Java SE wiring: recovery commits a batch's broker branch before its database
     // branch (which holds the partition), as BrokerFirstTransactionHelper makes the worker's commit do.
-    BrokerFirstRecovery.register(xaDataSource(database), new ActiveMQXAConnectionFactory("tcp://" + broker));
+    BrokerFirstRecovery.register(xaDataSource(database), factory);
     manager.startRecoveryManagerThread();
     return manager;
   }

@@ -46,13 +46,20 @@ import org.postgresql.xa.PGXADataSource;
  * Narayana's recovery, wired with {@link BrokerFirstRecovery}, keeps the order {@link
  * BrokerFirstTransactionHelper} gives the worker's own commit: a batch's database branch (which, in
  * Outboxer, holds its partition's row lock and so keeps the group's next messages back) is never
- * committed before the broker's branch of the same transaction.
+ * committed before the broker's branch of the same transaction, and nothing is left prepared.
  *
  * <p>A transaction sends 3 messages to a real embedded Artemis and inserts a row in the local
- * PostgreSQL, both enlisted as the Java SE wiring enlists them; both branches are prepared, the
- * decision to commit is logged, and the node "dies" before either commit (both commits fail with
- * {@code XAER_RMFAIL}, which leaves the transaction to recovery exactly as a kill between the log
- * write and the commits does). Then the test drives Narayana's recovery scans itself.
+ * PostgreSQL, both enlisted as the Java SE wiring enlists them (the database first, as the worker's
+ * claim; the broker's session through {@link BrokerFirstTransactionHelper}). Both branches are
+ * prepared and the decision to commit is logged; then the node "dies": before either commit, or
+ * after the broker's commit reached the broker (a commit that fails with {@code XAER_RMFAIL} leaves
+ * the transaction manager's log as a kill at that point does). The test then runs Narayana's
+ * recovery scans itself, with the broker reachable or cut off, and notes at every commit of the
+ * database's branch how many messages the broker had.
+ *
+ * <p>With Narayana's plain helpers (the wiring before {@link BrokerFirstRecovery}) recovery
+ * committed the database's branch first: while the broker had 0 of the 3 messages, both when the
+ * broker was reachable and while it was cut off.
  */
 class JmsRelayRecoveryOrderXaTest {
 

@@ -77,6 +77,9 @@ class JmsRelayRecoveryOrderXaTest {
 
   private EmbeddedArtemis broker;
   private PGXADataSource database;
+  /** The database as recovery reaches it: its sessions carry {@value #RECOVERY_APPLICATION}. */
+  private PGXADataSource recoveryDatabase;
+  private static final String RECOVERY_APPLICATION = "outboxer-recovery-order-test";
 
   @BeforeAll
   static void recoveryManager() throws SQLException {
@@ -171,13 +174,54 @@ class JmsRelayRecoveryOrderXaTest {
     }
   }
 
+  @Test
+  void recovery_replaces_its_database_connection_once_the_database_ended_it() throws Exception {
+    start();
+    BrokerFactory brokerFactory = new BrokerFactory();
+    try (BrokerFirstRecovery recovery = BrokerFirstRecovery.register(new ObservedDatabase(), brokerFactory)) {
+      String id = leaveBothBranchesPrepared();
+      brokerFactory.reachable = false;
+      recoveryManager.scan();
+
+      assertThat(endRecoverySessions()).as("recovery's database sessions, ended").isPositive();
+      brokerFactory.reachable = true;
+      recoveryManager.scan();
+      recoveryManager.scan();
+
+      assertRecoveredBrokerFirst(id);
+    }
+  }
+
   private void start() throws Exception {
     broker = EmbeddedArtemis.start();
     broker.createQueue(QUEUE);
-    database = new PGXADataSource();
-    database.setURL(TestDatabase.POSTGRESQL.url());
-    database.setUser(TestDatabase.POSTGRESQL.user());
-    database.setPassword(TestDatabase.POSTGRESQL.password());
+    database = dataSource();
+    recoveryDatabase = dataSource();
+    recoveryDatabase.setApplicationName(RECOVERY_APPLICATION);
+  }
+
+  private static PGXADataSource dataSource() {
+    PGXADataSource dataSource = new PGXADataSource();
+    dataSource.setURL(TestDatabase.POSTGRESQL.url());
+    dataSource.setUser(TestDatabase.POSTGRESQL.user());
+    dataSource.setPassword(TestDatabase.POSTGRESQL.password());
+    return dataSource;
+  }
+
+  /** Ends the database sessions recovery holds (what a failover or an operator does); how many. */
+  private static int endRecoverySessions() throws SQLException {
+    int ended = 0;
+    try (Connection connection = TestDatabase.POSTGRESQL.connect();
+        PreparedStatement statement = connection.prepareStatement("SELECT pg_terminate_backend(pid)"
+            + " FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()")) {
+      statement.setString(1, RECOVERY_APPLICATION);
+      try (ResultSet rows = statement.executeQuery()) {
+        while (rows.next()) {
+          ended += rows.getBoolean(1) ? 1 : 0;
+        }
+      }
+    }
+    return ended;
   }
 
   private void assertRecoveredBrokerFirst(String id) throws Exception {
@@ -352,12 +396,12 @@ class JmsRelayRecoveryOrderXaTest {
   private final class ObservedDatabase implements XADataSource {
     @Override
     public javax.sql.XAConnection getXAConnection() throws SQLException {
-      return new ObservedConnection(database.getXAConnection());
+      return new ObservedConnection(recoveryDatabase.getXAConnection());
     }
 
     @Override
     public javax.sql.XAConnection getXAConnection(String user, String password) throws SQLException {
-      return new ObservedConnection(database.getXAConnection(user, password));
+      return new ObservedConnection(recoveryDatabase.getXAConnection(user, password));
     }
 
     @Override

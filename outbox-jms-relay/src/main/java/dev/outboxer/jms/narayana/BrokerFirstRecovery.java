@@ -129,11 +129,18 @@ public final class BrokerFirstRecovery implements AutoCloseable {
     }
   }
 
-  /** The database's XA resource for the recovery scans, on a connection of its own. */
+  /**
+   * The database's XA resource for the recovery scans, on a connection of its own, kept from scan to
+   * scan and replaced once a call on it failed as the connection would ({@code XAER_RMFAIL},
+   * {@code XAER_RMERR}). Narayana scans again in the middle of a pass (for every logged branch it
+   * cannot find), and a resource it already handed to a branch it is about to commit must stay
+   * usable: a new connection per scan closed it under that commit.
+   */
   private static final class DatabaseHelper implements XAResourceRecoveryHelper {
     private final XADataSource database;
     private final XAConnectionFactory broker;
     private javax.sql.XAConnection connection;
+    private CommitsAfterBroker resource;
 
     DatabaseHelper(XADataSource database, XAConnectionFactory broker) {
       this.database = database;
@@ -147,10 +154,14 @@ public final class BrokerFirstRecovery implements AutoCloseable {
 
     @Override
     public synchronized XAResource[] getXAResources() {
+      if (resource != null && !resource.broken) {
+        return new XAResource[] {resource};
+      }
       close();
       try {
         connection = database.getXAConnection();
-        return new XAResource[] {new CommitsAfterBroker(connection.getXAResource(), broker)};
+        resource = new CommitsAfterBroker(connection.getXAResource(), broker);
+        return new XAResource[] {resource};
       } catch (SQLException e) {
         LOG.log(Level.WARNING, "Outboxer: the database cannot be reached for XA recovery, its prepared branches"
             + " wait for the next recovery pass: " + e);
@@ -160,6 +171,7 @@ public final class BrokerFirstRecovery implements AutoCloseable {
     }
 
     synchronized void close() {
+      resource = null;
       if (connection != null) {
         try {
           connection.close();
@@ -174,6 +186,8 @@ public final class BrokerFirstRecovery implements AutoCloseable {
   /** The database's recovery resource: commits a branch only once the broker holds none of its transaction. */
   private static final class CommitsAfterBroker extends ForwardingXAResource {
     private final XAConnectionFactory broker;
+    /** A call failed as a lost connection does: the helper opens a new one at its next scan. */
+    volatile boolean broken;
 
     CommitsAfterBroker(XAResource delegate, XAConnectionFactory broker) {
       super(delegate);
@@ -185,7 +199,49 @@ public final class BrokerFirstRecovery implements AutoCloseable {
       if (!onePhase) {
         requireBrokerBranchFinished(xid);
       }
-      super.commit(xid, onePhase);
+      try {
+        super.commit(xid, onePhase);
+      } catch (XAException | RuntimeException e) {
+        noteFailure(e);
+        throw e;
+      }
+    }
+
+    @Override
+    public Xid[] recover(int flag) throws XAException {
+      try {
+        return super.recover(flag);
+      } catch (XAException | RuntimeException e) {
+        noteFailure(e);
+        throw e;
+      }
+    }
+
+    @Override
+    public void rollback(Xid xid) throws XAException {
+      try {
+        super.rollback(xid);
+      } catch (XAException | RuntimeException e) {
+        noteFailure(e);
+        throw e;
+      }
+    }
+
+    @Override
+    public void forget(Xid xid) throws XAException {
+      try {
+        super.forget(xid);
+      } catch (XAException | RuntimeException e) {
+        noteFailure(e);
+        throw e;
+      }
+    }
+
+    private void noteFailure(Exception failure) {
+      if (!(failure instanceof XAException xa)
+          || xa.errorCode == XAException.XAER_RMFAIL || xa.errorCode == XAException.XAER_RMERR) {
+        broken = true;
+      }
     }
 
     private void requireBrokerBranchFinished(Xid xid) throws XAException {

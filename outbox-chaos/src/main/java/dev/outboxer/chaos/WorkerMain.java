@@ -34,6 +34,8 @@ public final class WorkerMain {
     boolean xa = settings.relay().equals("jms");
     if (xa) {
       XaRecovery.configure();
+      // Before the workers start: see XaRecovery.start.
+      XaRecovery.start(outboxDatabase, settings.broker());
     }
 
     OutboxTestContainer.Builder builder = OutboxTestContainer.builder(outboxDatabase)
@@ -50,9 +52,6 @@ public final class WorkerMain {
     }
     OutboxTestContainer container = builder.start();
     Runtime.getRuntime().addShutdownHook(new Thread(container::close, "chaos-worker-shutdown"));
-    if (xa) {
-      XaRecovery.start(outboxDatabase, settings.broker());
-    }
     System.out.println(READY + ": " + node + " incarnation " + incarnation + " pid " + ProcessHandle.current().pid()
         + (NodeConfig.coreKnowsLease() ? " (lease " + settings.lease() + ")" : " (the core has no lease setting yet)"));
     System.out.flush();

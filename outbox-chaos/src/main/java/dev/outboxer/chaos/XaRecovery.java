@@ -1,24 +1,22 @@
 package dev.outboxer.chaos;
 
 import com.arjuna.ats.arjuna.recovery.RecoveryManager;
-import com.arjuna.ats.internal.jta.recovery.arjunacore.XARecoveryModule;
-import com.arjuna.ats.jta.recovery.XAResourceRecoveryHelper;
+import dev.outboxer.jms.narayana.BrokerFirstRecovery;
 import dev.outboxer.testing.JdbcTarget;
-import java.sql.SQLException;
+import jakarta.jms.JMSException;
+import jakarta.jms.XAConnection;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import javax.sql.XAConnection;
 import javax.sql.XADataSource;
-import javax.transaction.xa.XAResource;
 import org.apache.activemq.artemis.jms.client.ActiveMQXAConnectionFactory;
-import org.jboss.narayana.jta.jms.JmsXAResourceRecoveryHelper;
 
 /**
  * Narayana's recovery manager for a {@code jms} worker: a worker killed between the two phases of a
  * commit leaves prepared branches in the database and Artemis that hold locks (a partition row!) until
  * someone finishes them. The restarted worker has the same node name and transaction log, so its
  * recovery manager commits what was decided and rolls back the rest, as an application server
- * would. Scans every few seconds.
+ * would, the broker's branch of a transaction before its database's ({@link BrokerFirstRecovery}).
+ * Scans every few seconds.
  */
 final class XaRecovery {
 
@@ -47,48 +45,39 @@ final class XaRecovery {
     // knows any more is only retried (and logged) until an operator removes it.
   }
 
+  /**
+   * Starts the recovery manager, before the workers: it finishes the branches a previous
+   * incarnation left as early as it can, and it loads Artemis' client on this thread. A worker's
+   * first batch would otherwise load it under the relay timeout, and on a loaded machine (load 62
+   * on 2 cores) the timeout's interrupt hit a static initialiser (commons-logging's, under Artemis'
+   * {@code BeanSupport}), which broke that class for the JVM's life: every later batch of the worker
+   * failed with {@code NoClassDefFoundError} and its messages died.
+   */
   static RecoveryManager start(JdbcTarget database, String broker) {
     RecoveryManager manager = RecoveryManager.manager(RecoveryManager.INDIRECT_MANAGEMENT);
-    XARecoveryModule module = XARecoveryModule.getRegisteredXARecoveryModule();
-    module.addXAResourceRecoveryHelper(new DatabaseHelper(database));
-    module.addXAResourceRecoveryHelper(
-        new JmsXAResourceRecoveryHelper(new ActiveMQXAConnectionFactory("tcp://" + broker)));
+    ActiveMQXAConnectionFactory factory = new ActiveMQXAConnectionFactory("tcp://" + broker);
+    try (XAConnection connection = factory.createXAConnection()) {
+      connection.createXASession().getXAResource();
+    } catch (JMSException | RuntimeException e) {
+      LOG.log(Level.WARNING, "chaos: the broker cannot be reached yet; recovery retries it at every pass: " + e);
+    }
+    // The README's Java SE wiring: recovery commits a batch's broker branch before its database
+    // branch (which holds the partition), as BrokerFirstTransactionHelper makes the worker's commit do.
+    BrokerFirstRecovery.register(xaDataSource(database), factory);
     manager.startRecoveryManagerThread();
     return manager;
   }
 
-  /** Hands the database's XA resource to the recovery scans, on a connection of its own. */
-  private static final class DatabaseHelper implements XAResourceRecoveryHelper {
-    private final JdbcTarget database;
-    private XAConnection connection;
-
-    DatabaseHelper(JdbcTarget database) {
-      this.database = database;
-    }
-
-    @Override
-    public boolean initialise(String properties) {
-      return true;
-    }
-
-    @Override
-    public synchronized XAResource[] getXAResources() {
-      try {
-        if (connection != null) {
-          connection.close();
-        }
-        // The XA data source the test kit's pool uses (PGXADataSource, MariaDbDataSource): same setters.
-        Object source = Class.forName(database.xaDataSourceClass()).getConstructor().newInstance();
-        source.getClass().getMethod("setUrl", String.class).invoke(source, database.url());
-        source.getClass().getMethod("setUser", String.class).invoke(source, database.user());
-        source.getClass().getMethod("setPassword", String.class).invoke(source, database.password());
-        connection = ((XADataSource) source).getXAConnection();
-        return new XAResource[] {connection.getXAResource()};
-      } catch (SQLException | ReflectiveOperationException e) {
-        LOG.log(Level.WARNING, "chaos: the database is not reachable for XA recovery: " + e);
-        connection = null;
-        return new XAResource[0];
-      }
+  /** The XA data source the test kit's pool uses (RecoverablePGXADataSource, MariaDbDataSource): same setters. */
+  private static XADataSource xaDataSource(JdbcTarget database) {
+    try {
+      Object source = Class.forName(database.xaDataSourceClass()).getConstructor().newInstance();
+      source.getClass().getMethod("setUrl", String.class).invoke(source, database.url());
+      source.getClass().getMethod("setUser", String.class).invoke(source, database.user());
+      source.getClass().getMethod("setPassword", String.class).invoke(source, database.password());
+      return (XADataSource) source;
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("chaos: cannot create the XA data source " + database.xaDataSourceClass(), e);
     }
   }
 }

@@ -44,8 +44,9 @@ import org.jboss.tm.FirstResource;
  * <ul>
  *   <li>Recovery. A node killed between the commits leaves a prepared database transaction that
  *       holds its partition until Narayana's recovery manager on that node (same node identifier
- *       and object store), or an operator, commits it: run the recovery manager with helpers for
- *       the database and the broker.</li>
+ *       and object store), or an operator, commits it; a node killed before either commit leaves
+ *       both branches to it. Narayana's recovery does not keep this order by itself: register its
+ *       helpers through {@link BrokerFirstRecovery}.</li>
  *   <li>Other transaction managers. In an application server the server's transaction manager
  *       decides the order; see the README's "JMS: what XA buys".</li>
  * </ul>

@@ -55,7 +55,8 @@ class QuarkusPrometheusExportTest {
     assertThat(value(exported, "outbox_dead_lettered_total{outbox=\"orders\"")).isGreaterThanOrEqualTo(1);
     assertThat(value(exported, "outbox_pending{outbox=\"orders\"")).isGreaterThanOrEqualTo(0);
     assertThat(exported).containsPattern("(?m)^outbox_oldest_pending_age\\w*\\{outbox=\"orders\"");
-    assertThat(value(exported, "outbox_relay_batch_seconds_count{outbox=\"orders\"")).isGreaterThanOrEqualTo(2);
+    // One batch or two: both messages may fall in one partition's batch, whatever the partition count.
+    assertThat(value(exported, "outbox_relay_batch_seconds_count{outbox=\"orders\"")).isGreaterThanOrEqualTo(1);
     assertThat(exported).contains("outbox_relay_batch_seconds_sum{outbox=\"orders\"");
     assertThat(exported).contains("outbox_pending{outbox=\"shipping\"");
   }

@@ -114,18 +114,19 @@ final class BrokerConsumer implements AutoCloseable {
   }
 
   /**
-   * A fresh fanout exchange and one durable queue bound to it, both {@value NodeConfig#QUEUE_NAME}:
-   * what an earlier run left there is deleted first. One queue read by one consumer keeps the send
-   * order, which the checker then compares with each group's order.
+   * A fresh fanout exchange and one durable queue bound to it, both named {@link
+   * NodeConfig#rabbitName}: what an earlier run left there is deleted first. One queue read by one
+   * consumer keeps the send order, which the checker then compares with each group's order.
    */
-  static void declareRabbitQueue() throws Exception {
+  static void declareRabbitQueue(ChaosSettings settings) throws Exception {
+    String name = NodeConfig.rabbitName(settings);
     try (com.rabbitmq.client.Connection connection = rabbitConnection("outboxer-chaos-setup");
         com.rabbitmq.client.Channel channel = connection.createChannel()) {
-      channel.queueDelete(NodeConfig.QUEUE_NAME);
-      channel.exchangeDelete(NodeConfig.QUEUE_NAME);
-      channel.exchangeDeclare(NodeConfig.QUEUE_NAME, "fanout", true);
-      channel.queueDeclare(NodeConfig.QUEUE_NAME, true, false, false, null);
-      channel.queueBind(NodeConfig.QUEUE_NAME, NodeConfig.QUEUE_NAME, "");
+      channel.queueDelete(name);
+      channel.exchangeDelete(name);
+      channel.exchangeDeclare(name, "fanout", true);
+      channel.queueDeclare(name, true, false, false, null);
+      channel.queueBind(name, name, "");
     }
   }
 
@@ -137,12 +138,13 @@ final class BrokerConsumer implements AutoCloseable {
    * unacknowledged, and the broker hands it out again.
    */
   private void consumeRabbit(ChaosSettings settings, Connection connection, Destination destination) throws Exception {
+    String queue = NodeConfig.rabbitName(settings);
     int rewindEvery = settings.consumerRewindEvery();
     long sinceRewind = 0;
     try (com.rabbitmq.client.Connection rabbit = rabbitConnection("outboxer-chaos-consumer")) {
       com.rabbitmq.client.Channel channel = rabbit.createChannel();
       while (!stopping) {
-        com.rabbitmq.client.GetResponse delivery = channel.basicGet(NodeConfig.QUEUE_NAME, false);
+        com.rabbitmq.client.GetResponse delivery = channel.basicGet(queue, false);
         if (delivery == null) {
           Thread.sleep(20);
           continue;

@@ -122,8 +122,8 @@ final class ChaosRun {
         settings = settings.with("broker", Files.readString(address).trim());
         say("broker ready at " + settings.broker());
       } else if (settings.relay().equals("rabbitmq")) {
-        BrokerConsumer.declareRabbitQueue();
-        say("RabbitMQ: exchange and queue " + NodeConfig.QUEUE_NAME + " declared afresh on 127.0.0.1:5672");
+        BrokerConsumer.declareRabbitQueue(settings);
+        say("RabbitMQ: exchange and queue " + NodeConfig.rabbitName(settings) + " declared afresh on 127.0.0.1:5672");
       }
       if (settings.brokerRelay()) {
         consumer = new BrokerConsumer(settings, databases, destination);

@@ -75,6 +75,8 @@ final class ChaosSettings {
     DEFAULTS.put("netns", "outboxer-chaos");
     DEFAULTS.put("netns-link", "oxc-h");
     DEFAULTS.put("netns-host", "10.244.77.1");
+    // After the faults: how long the wait for the outbox to empty (and the consumer to fall quiet) may go
+    // without progress before the run counts as not drained.
     DEFAULTS.put("drain-timeout", "120s");
     // Set by the orchestrator: host:port of the broker process (jms, kafka).
     DEFAULTS.put("broker", "");

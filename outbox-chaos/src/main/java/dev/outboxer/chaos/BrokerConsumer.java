@@ -70,7 +70,7 @@ final class BrokerConsumer implements AutoCloseable {
         }
         switch (settings.relay()) {
           case "jms" -> consumeJms(settings, connection, destination);
-          case "rabbitmq" -> consumeRabbit(connection, destination);
+          case "rabbitmq" -> consumeRabbit(settings, connection, destination);
           default -> consumeKafka(settings, connection, destination);
         }
       } catch (Exception e) {
@@ -114,31 +114,37 @@ final class BrokerConsumer implements AutoCloseable {
   }
 
   /**
-   * A fresh fanout exchange and one durable queue bound to it, both {@value NodeConfig#QUEUE_NAME}:
-   * what an earlier run left there is deleted first. One queue read by one consumer keeps the send
-   * order, which the checker then compares with each group's order.
+   * A fresh fanout exchange and one durable queue bound to it, both named {@link
+   * NodeConfig#rabbitName}: what an earlier run left there is deleted first. One queue read by one
+   * consumer keeps the send order, which the checker then compares with each group's order.
    */
-  static void declareRabbitQueue() throws Exception {
+  static void declareRabbitQueue(ChaosSettings settings) throws Exception {
+    String name = NodeConfig.rabbitName(settings);
     try (com.rabbitmq.client.Connection connection = rabbitConnection("outboxer-chaos-setup");
         com.rabbitmq.client.Channel channel = connection.createChannel()) {
-      channel.queueDelete(NodeConfig.QUEUE_NAME);
-      channel.exchangeDelete(NodeConfig.QUEUE_NAME);
-      channel.exchangeDeclare(NodeConfig.QUEUE_NAME, "fanout", true);
-      channel.queueDeclare(NodeConfig.QUEUE_NAME, true, false, false, null);
-      channel.queueBind(NodeConfig.QUEUE_NAME, NodeConfig.QUEUE_NAME, "");
+      channel.queueDelete(name);
+      channel.exchangeDelete(name);
+      channel.exchangeDeclare(name, "fanout", true);
+      channel.queueDeclare(name, true, false, false, null);
+      channel.queueBind(name, name, "");
     }
   }
 
   /**
    * Reads the run's queue one delivery at a time with manual acknowledgements: the arrival (and
    * with the inbox its accept) commits first, then the delivery is acknowledged; a crash in between
-   * redelivers a message the inbox then drops.
+   * redelivers a message the inbox then drops. With {@code consumer-rewind-every=N} every Nth
+   * delivery is that crash: the channel closes after the database commit, with the delivery
+   * unacknowledged, and the broker hands it out again.
    */
-  private void consumeRabbit(Connection connection, Destination destination) throws Exception {
-    try (com.rabbitmq.client.Connection rabbit = rabbitConnection("outboxer-chaos-consumer");
-        com.rabbitmq.client.Channel channel = rabbit.createChannel()) {
+  private void consumeRabbit(ChaosSettings settings, Connection connection, Destination destination) throws Exception {
+    String queue = NodeConfig.rabbitName(settings);
+    int rewindEvery = settings.consumerRewindEvery();
+    long sinceRewind = 0;
+    try (com.rabbitmq.client.Connection rabbit = rabbitConnection("outboxer-chaos-consumer")) {
+      com.rabbitmq.client.Channel channel = rabbit.createChannel();
       while (!stopping) {
-        com.rabbitmq.client.GetResponse delivery = channel.basicGet(NodeConfig.QUEUE_NAME, false);
+        com.rabbitmq.client.GetResponse delivery = channel.basicGet(queue, false);
         if (delivery == null) {
           Thread.sleep(20);
           continue;
@@ -152,7 +158,15 @@ final class BrokerConsumer implements AutoCloseable {
             text(headers, "outbox-group-key", null), partition, token, "token-" + token,
             sent == null ? 0 : sent.getTime(),
             inbox == null ? null : dev.outboxer.inbox.RabbitInboxMessage.from(delivery.getProps()));
-        channel.basicAck(delivery.getEnvelope().getDeliveryTag(), false);
+        if (inbox != null && rewindEvery > 0 && ++sinceRewind >= rewindEvery) {
+          // Unacknowledged deliveries of a closed channel go back to the queue, at their place.
+          channel.close();
+          channel = rabbit.createChannel();
+          sinceRewind = 0;
+          rewinds.incrementAndGet();
+        } else {
+          channel.basicAck(delivery.getEnvelope().getDeliveryTag(), false);
+        }
       }
     }
   }
@@ -229,7 +243,10 @@ final class BrokerConsumer implements AutoCloseable {
     rewinds.incrementAndGet();
   }
 
-  /** How often the Kafka consumer went back to its committed offsets ({@code consumer-rewind-every}). */
+  /**
+   * How often the consumer went back to its committed offsets (Kafka) or closed its channel before
+   * acknowledging (RabbitMQ) ({@code consumer-rewind-every}).
+   */
   long rewinds() {
     return rewinds.get();
   }

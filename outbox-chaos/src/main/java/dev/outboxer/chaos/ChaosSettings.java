@@ -38,9 +38,10 @@ final class ChaosSettings {
     DEFAULTS.put("local-write", "transaction");
     // jms/kafka: the consumer drops copies with outbox-inbox before its handler records them.
     DEFAULTS.put("inbox", "off");
-    // kafka with inbox=on: after this many arrivals the consumer acts as if it crashed between its
-    // database commit and its offset commit: it goes back to the last committed offsets, so the
-    // records since then arrive again and the inbox must drop them (0: never).
+    // kafka or rabbitmq with inbox=on: after this many arrivals the consumer acts as if it crashed
+    // between its database commit and its offset commit (Kafka: it goes back to the last committed
+    // offsets) or its acknowledgement (RabbitMQ: its channel closes with the delivery unacknowledged),
+    // so those arrivals come again and the inbox must drop them (0: never).
     DEFAULTS.put("consumer-rewind-every", "0");
     DEFAULTS.put("max-attempts", "3");
     DEFAULTS.put("rollback-rate", "0.1");
@@ -74,6 +75,8 @@ final class ChaosSettings {
     DEFAULTS.put("netns", "outboxer-chaos");
     DEFAULTS.put("netns-link", "oxc-h");
     DEFAULTS.put("netns-host", "10.244.77.1");
+    // After the faults: how long the wait for the outbox to empty (and the consumer to fall quiet) may go
+    // without progress before the run counts as not drained.
     DEFAULTS.put("drain-timeout", "120s");
     // Set by the orchestrator: host:port of the broker process (jms, kafka).
     DEFAULTS.put("broker", "");
@@ -185,9 +188,9 @@ final class ChaosSettings {
   }
 
   /**
-   * Arrivals between two rewinds of the Kafka consumer behind the inbox ({@code
-   * consumer-rewind-every}, 0 for none): each rewind redelivers what arrived since the last offset
-   * commit, copies the inbox must drop however the faults fall.
+   * Arrivals between two rewinds of the consumer behind the inbox ({@code consumer-rewind-every}, 0
+   * for none): each rewind redelivers what arrived since the last offset commit (Kafka) or the
+   * delivery not yet acknowledged (RabbitMQ), copies the inbox must drop however the faults fall.
    */
   int consumerRewindEvery() {
     String value = values.get("consumer-rewind-every");
@@ -200,10 +203,10 @@ final class ChaosSettings {
     if (every < 0) {
       throw new IllegalArgumentException("consumer-rewind-every=" + value + " must be a whole number, 0 for never");
     }
-    if (every > 0 && !(inbox() && relay().equals("kafka"))) {
-      throw new IllegalArgumentException("consumer-rewind-every=" + value + " needs relay=kafka and inbox=on (the"
-          + " consumer commits its offsets after the database only then); relay=" + relay() + ", inbox="
-          + values.get("inbox"));
+    if (every > 0 && !(inbox() && (relay().equals("kafka") || relay().equals("rabbitmq")))) {
+      throw new IllegalArgumentException("consumer-rewind-every=" + value + " needs relay=kafka or rabbitmq and"
+          + " inbox=on (the consumer commits its offsets or acknowledges after the database only then); relay="
+          + relay() + ", inbox=" + values.get("inbox"));
     }
     return every;
   }

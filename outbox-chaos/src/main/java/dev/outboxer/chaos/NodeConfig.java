@@ -12,7 +12,7 @@ final class NodeConfig {
   static final String OUTBOX = "chaos";
   static final String JMS_FACTORY = "jms/chaosXa";
   static final String JMS_QUEUE = "jms/chaos";
-  /** The JMS queue, and the RabbitMQ exchange and queue of the same name. */
+  /** The JMS queue, in the run's own broker. */
   static final String QUEUE_NAME = "outbox.chaos";
   static final String TOPIC = "outbox.chaos";
 
@@ -62,7 +62,7 @@ final class NodeConfig {
       case "rabbitmq" -> {
         // The machine's RabbitMQ (guest/guest); the orchestrator declared the exchange and its queue.
         config.put(prefix + "rabbitmq.host", "127.0.0.1");
-        config.put(prefix + "rabbitmq.exchange", QUEUE_NAME);
+        config.put(prefix + "rabbitmq.exchange", rabbitName(settings));
       }
       default -> {
         // the table relay reads the run's settings itself
@@ -71,6 +71,15 @@ final class NodeConfig {
     // The backlog gauges re-count the outbox: rarely, the machine is shared.
     config.put("outbox.metrics.refresh-interval", "30s");
     return config;
+  }
+
+  /**
+   * The RabbitMQ exchange and queue of a run, both of this name: {@code outbox.chaos.} and the
+   * outbox database's name, which carries {@code OUTBOXER_TEST_DATABASE_PREFIX}. The machine's
+   * RabbitMQ is shared, so runs on other databases (other people's builds) never meet in one queue.
+   */
+  static String rabbitName(ChaosSettings settings) {
+    return QUEUE_NAME + "." + new Databases(settings.database()).outboxDatabaseName();
   }
 
   /**

@@ -18,7 +18,12 @@ import java.util.List;
  *       relay's 10 % would roll back most batches of 10) and 3 % of batches hang;</li>
  *   <li>{@code inbox}: the Kafka relay with a consumer behind the inbox ({@code relay=kafka
  *       inbox=on}), 800 messages, 45 s of every fault kind, max-attempts 10, and the consumer
- *       rewound to its committed offsets every 150 arrivals.</li>
+ *       rewound to its committed offsets every 150 arrivals;</li>
+ *   <li>{@code rabbitmq}: the RabbitMQ relay with a consumer behind the inbox ({@code
+ *       relay=rabbitmq inbox=on}), sized for {@code mvn verify} on two cores: 2 workers, 600
+ *       messages, 40 s of every fault kind, max-attempts infinity (a message can only arrive or
+ *       stay pending, never hide as dead), and the consumer's channel closed before an
+ *       acknowledgement every 100 arrivals.</li>
  * </ul>
  */
 final class Presets {
@@ -62,6 +67,19 @@ final class Presets {
         .with("consumer-rewind-every", "150");
   }
 
+  static ChaosSettings rabbitmq() {
+    return ChaosSettings.defaults()
+        .with("run", "rabbitmq")
+        .with("relay", "rabbitmq")
+        .with("inbox", "on")
+        .with("workers", "2")
+        .with("messages", "600")
+        .with("fault-period", "40s")
+        .with("max-attempts", "infinity")
+        // Copies in every run, whatever the faults do: each rewind is one delivery the inbox must drop.
+        .with("consumer-rewind-every", "100");
+  }
+
   static ChaosSettings longRun() {
     return ChaosSettings.defaults()
         .with("run", "long")
@@ -88,8 +106,9 @@ final class Presets {
           case "long" -> longRun();
           case "local" -> local();
           case "inbox" -> inbox();
-          default -> throw new IllegalArgumentException(arg + " is not a preset: use short, control, long, local or"
-              + " inbox");
+          case "rabbitmq" -> rabbitmq();
+          default -> throw new IllegalArgumentException(arg + " is not a preset: use short, control, long, local,"
+              + " inbox or rabbitmq");
         };
       } else {
         rest.add(plain);

@@ -44,7 +44,7 @@ final class Report {
   int handlerRuns;
   /** inbox=on: arrivals the inbox dropped before the handler. */
   int droppedByInbox;
-  /** consumer-rewind-every: rewinds of the Kafka consumer, each redelivering at least one arrival. */
+  /** consumer-rewind-every: rewinds of the Kafka or RabbitMQ consumer, each redelivering at least one arrival. */
   long consumerRewinds;
   final Map<String, Integer> faults = new TreeMap<>();
   private final Map<String, List<String>> examples = new LinkedHashMap<>();
@@ -162,8 +162,8 @@ final class Report {
       out.append("inbox: ").append(acceptedTotal + droppedByInbox).append(" arrivals at the consumer, ")
           .append(droppedByInbox).append(" dropped by the inbox as copies, ").append(acceptedTotal)
           .append(" reached the handler")
-          .append(consumerRewinds > 0 ? "; the consumer rewound to its committed offsets " + consumerRewinds
-              + " times" : "").append('\n');
+          .append(consumerRewinds > 0 ? "; the consumer rewound " + consumerRewinds + " times (as after a crash"
+              + " between its database commit and its offset commit or acknowledgement)" : "").append('\n');
     }
     out.append("faults: ").append(faults.isEmpty() ? "none" : faults.toString()).append('\n');
     figures.forEach((name, value) -> out.append(name).append(": ").append(value).append('\n'));

@@ -3,11 +3,8 @@ package dev.outboxer.health;
 import dev.outboxer.OpenTransaction;
 import dev.outboxer.OutboxAdmin;
 import jakarta.enterprise.context.Dependent;
-import jakarta.enterprise.inject.spi.BeanManager;
-import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.Optional;
-import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
@@ -27,24 +24,17 @@ import org.eclipse.microprofile.health.Readiness;
  */
 @Readiness
 @Dependent   // not a client proxy, to answer after its container is gone (GoneDeployment)
-class LongTransactionCheck implements HealthCheck {
+class LongTransactionCheck extends OutboxCheck {
 
   static final String NAME = "outbox-long-transaction";
 
-  @Inject BeanManager beans;
-  @Inject OutboxAdmin admin;
-  @Inject HealthConfiguration configuration;
-  @Inject BacklogCache backlog;
+  LongTransactionCheck() {
+    super(NAME, "oldest-transaction");
+  }
 
   @Override
-  public HealthCheckResponse call() {
-    if (GoneDeployment.isGone(beans)) {
-      return GoneDeployment.answer(NAME);
-    }
-    HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME).up();
-    if (!admin.started()) {
-      return response.withData("oldest-transaction", "not read: Outboxer has not started").build();
-    }
+  HealthCheckResponse check(HealthCheckResponseBuilder response) {
+    response.up();
     BacklogCache.Read<Optional<OpenTransaction>> read = backlog.oldestOpenTransaction();
     if (read.failure() != null) {
       return response.withData("error", "the open transactions could not be read: " + read.failure()).build();

@@ -1,12 +1,8 @@
 package dev.outboxer.health;
 
-import dev.outboxer.OutboxAdmin;
 import dev.outboxer.OutboxCounts;
 import jakarta.enterprise.context.Dependent;
-import jakarta.enterprise.inject.spi.BeanManager;
-import jakarta.inject.Inject;
 import java.time.Duration;
-import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
@@ -20,25 +16,17 @@ import org.eclipse.microprofile.health.Readiness;
  */
 @Readiness
 @Dependent   // not a client proxy, to answer after its container is gone (GoneDeployment)
-class OutboxLagCheck implements HealthCheck {
+class OutboxLagCheck extends OutboxCheck {
 
   static final String NAME = "outbox-lag";
 
-  @Inject BeanManager beans;
-  @Inject OutboxAdmin admin;
-  @Inject HealthConfiguration configuration;
-  @Inject BacklogCache backlog;
+  OutboxLagCheck() {
+    super(NAME, "lag");
+  }
 
   @Override
-  public HealthCheckResponse call() {
-    if (GoneDeployment.isGone(beans)) {
-      return GoneDeployment.answer(NAME);
-    }
+  HealthCheckResponse check(HealthCheckResponseBuilder response) {
     HealthSettings settings = configuration.settings();
-    HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME);
-    if (!admin.started()) {
-      return response.up().withData("lag", "not read: Outboxer has not started").build();
-    }
     boolean up = true;
     for (String outbox : settings.outboxes()) {
       Duration maxLag = settings.maxLag().get(outbox);

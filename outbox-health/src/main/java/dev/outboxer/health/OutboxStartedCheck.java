@@ -3,11 +3,8 @@ package dev.outboxer.health;
 import dev.outboxer.OutboxAdmin;
 import dev.outboxer.WorkerStatus;
 import jakarta.enterprise.context.Dependent;
-import jakarta.enterprise.inject.spi.BeanManager;
-import jakarta.inject.Inject;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
@@ -21,21 +18,18 @@ import org.eclipse.microprofile.health.Readiness;
  */
 @Readiness
 @Dependent   // not a client proxy, to answer after its container is gone (GoneDeployment)
-class OutboxStartedCheck implements HealthCheck {
+class OutboxStartedCheck extends OutboxCheck {
 
   static final String NAME = "outbox-started";
 
-  @Inject BeanManager beans;
-  @Inject OutboxAdmin admin;
-  @Inject HealthConfiguration configuration;
+  OutboxStartedCheck() {
+    super(NAME, null);
+  }
 
   @Override
-  public HealthCheckResponse call() {
-    if (GoneDeployment.isGone(beans)) {
-      return GoneDeployment.answer(NAME);
-    }
+  HealthCheckResponse check(HealthCheckResponseBuilder response) {
     boolean started = admin.started();
-    HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME).status(started);
+    response.status(started);
     String notStarted = admin.notStartedReason().map(reason -> "not started: " + reason).orElse("not started");
     Map<String, Long> workers = started
         ? admin.workers().stream().collect(Collectors.groupingBy(WorkerStatus::outbox, Collectors.counting()))

@@ -1,15 +1,11 @@
 package dev.outboxer.health;
 
-import dev.outboxer.OutboxAdmin;
 import dev.outboxer.PartitionStatus;
 import dev.outboxer.WorkerStatus;
 import jakarta.enterprise.context.Dependent;
-import jakarta.enterprise.inject.spi.BeanManager;
-import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Liveness;
@@ -29,23 +25,19 @@ import org.eclipse.microprofile.health.Liveness;
  */
 @Liveness
 @Dependent   // not a client proxy, to answer after its container is gone (GoneDeployment)
-class OutboxWorkersCheck implements HealthCheck {
+class OutboxWorkersCheck extends OutboxCheck {
 
   static final String NAME = "outbox-workers";
 
-  @Inject BeanManager beans;
-  @Inject OutboxAdmin admin;
-  @Inject HealthConfiguration configuration;
-  @Inject BacklogCache backlog;
+  OutboxWorkersCheck() {
+    super(NAME, null);
+  }
 
   @Override
-  public HealthCheckResponse call() {
-    if (GoneDeployment.isGone(beans)) {
-      return GoneDeployment.answer(NAME);
-    }
+  HealthCheckResponse check(HealthCheckResponseBuilder response) {
     HealthSettings settings = configuration.settings();
     List<WorkerStatus> workers = admin.workers();
-    HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME).withData("workers", workers.size());
+    response.withData("workers", workers.size());
     List<String> stalled = new ArrayList<>();
     for (WorkerStatus worker : workers) {
       Duration stall = settings.workerStall().getOrDefault(worker.outbox(), HealthSettingsCatalog.WORKER_STALL.defaultValue().orElseThrow());

@@ -3,14 +3,11 @@ package dev.outboxer.health;
 import dev.outboxer.OutboxAdmin;
 import dev.outboxer.PreparedTransaction;
 import jakarta.enterprise.context.Dependent;
-import jakarta.enterprise.inject.spi.BeanManager;
-import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.stream.Collectors;
-import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
@@ -28,24 +25,17 @@ import org.eclipse.microprofile.health.Readiness;
  */
 @Readiness
 @Dependent   // not a client proxy, to answer after its container is gone (GoneDeployment)
-class PreparedTransactionsCheck implements HealthCheck {
+class PreparedTransactionsCheck extends OutboxCheck {
 
   static final String NAME = "outbox-prepared-transactions";
 
-  @Inject BeanManager beans;
-  @Inject OutboxAdmin admin;
-  @Inject HealthConfiguration configuration;
-  @Inject BacklogCache backlog;
+  PreparedTransactionsCheck() {
+    super(NAME, "prepared-transactions");
+  }
 
   @Override
-  public HealthCheckResponse call() {
-    if (GoneDeployment.isGone(beans)) {
-      return GoneDeployment.answer(NAME);
-    }
-    HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME).up();
-    if (!admin.started()) {
-      return response.withData("prepared-transactions", "not read: Outboxer has not started").build();
-    }
+  HealthCheckResponse check(HealthCheckResponseBuilder response) {
+    response.up();
     Instant now = Instant.now();
     for (String outbox : configuration.settings().outboxes()) {
       BacklogCache.Read<SortedMap<Integer, PreparedTransaction>> read = backlog.preparedTransactions(outbox);

@@ -8,6 +8,7 @@ import dev.outboxer.cdi.internal.Eventually;
 import dev.outboxer.cdi.internal.Keyed;
 import dev.outboxer.cdi.internal.LogCapture;
 import dev.outboxer.cdi.internal.Rows;
+import dev.outboxer.cdi.internal.ScriptedFailures;
 import dev.outboxer.cdi.internal.ScriptedRelay;
 import dev.outboxer.cdi.internal.store.DeadMessageStatements;
 import dev.outboxer.testing.OutboxMetricsProbe;
@@ -27,7 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntFunction;
@@ -63,8 +63,6 @@ abstract class DeadRetentionContractTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final int CHUNK = 1_000;
   private static final DateTimeFormatter SQL_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS");
-  /** Failures by message id: the scripted relay fails these records with them, every time. */
-  private static final Map<Long, RuntimeException> FAIL = new ConcurrentHashMap<>();
   private static final Logger RETENTION_LOG = Logger.getLogger(DeadMessageRetention.class.getName());
 
   OutboxTestContainer container;
@@ -72,6 +70,7 @@ abstract class DeadRetentionContractTest {
   DeadMessageRetention retention;
   private OutboxMetricsProbe metrics;
   private LogCapture logs;
+  private final ScriptedFailures failures = new ScriptedFailures();
 
   abstract TestDatabase database();
 
@@ -117,19 +116,13 @@ abstract class DeadRetentionContractTest {
 
   @BeforeEach
   void clean() {
-    logs = LogCapture.of(DeadMessageRetention.class.getName());
     Rows.clear(database());
-    ScriptedRelay.reset();
-    FAIL.clear();
-    ScriptedRelay.script(ScriptedRelay.failing(FAIL));
+    logs = failures.begin(LogCapture.of(DeadMessageRetention.class.getName()));
   }
 
   @AfterEach
   void quiet() {
-    ScriptedRelay.reset();
-    FAIL.clear();
-    Rows.clear(database());
-    logs.close();
+    failures.end(database());
   }
 
   @Test
@@ -156,7 +149,7 @@ abstract class DeadRetentionContractTest {
       deadOldElsewhere = insert(connection, "forever", "g1", "DEAD", 1, null, longAgo, now.minus(Duration.ofDays(300)));
       // Before the commit: no worker can read them earlier. A failure that is not permanent: retried in 100 days.
       for (long id : List.of(pending, retrying, delayed)) {
-        FAIL.put(id, new IllegalStateException("the partner is down"));
+        failures.fail(id, new IllegalStateException("the partner is down"));
       }
       connection.commit();
     }
@@ -194,7 +187,7 @@ abstract class DeadRetentionContractTest {
       for (int i = 1; i <= 4; i++) {
         long id = outbox.publish("aged", new Keyed("g", i));
         if (i == 2) {
-          FAIL.put(id, new NoSuchElementException("no such customer"));
+          failures.fail(id, new NoSuchElementException("no such customer"));
         }
         ids.add(id);
       }

@@ -10,6 +10,7 @@ import dev.outboxer.cdi.internal.Eventually;
 import dev.outboxer.cdi.internal.Headered;
 import dev.outboxer.cdi.internal.LogCapture;
 import dev.outboxer.cdi.internal.Rows;
+import dev.outboxer.cdi.internal.ScriptedFailures;
 import dev.outboxer.cdi.internal.ScriptedRelay;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.spi.PermanentRelayFailure;
@@ -25,7 +26,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
@@ -50,13 +50,12 @@ import org.junit.jupiter.api.TestInstance;
 abstract class PermanentFailureContractTest {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
-  /** Failures by message id: the scripted relay fails these records with them, every time it is given them. */
-  private static final Map<Long, RuntimeException> FAIL = new ConcurrentHashMap<>();
 
   private OutboxTestContainer container;
   private Outbox outbox;
   private OutboxAdmin admin;
   private LogCapture logs;
+  private final ScriptedFailures failures = new ScriptedFailures();
 
   abstract TestDatabase database();
 
@@ -104,19 +103,13 @@ abstract class PermanentFailureContractTest {
 
   @BeforeEach
   void clean() {
-    logs = LogCapture.start();
-    ScriptedRelay.reset();
     DeadMessageObserver.reset();
-    FAIL.clear();
-    ScriptedRelay.script(ScriptedRelay.failing(FAIL));
+    logs = failures.begin(LogCapture.start());
   }
 
   @AfterEach
   void quiet() {
-    ScriptedRelay.reset();
-    FAIL.clear();
-    Rows.clear(database());
-    logs.close();
+    failures.end(database());
   }
 
   // ---- item 3: dead-on by class, by cause, by subclass; and a failure that is not permanent ----
@@ -244,7 +237,7 @@ abstract class PermanentFailureContractTest {
           outbox.publish("deadon", Headered.key("g")), outbox.publish("deadon", Headered.key("h")),
           outbox.publish("deadon", Headered.key("g")), outbox.publish("deadon", Headered.key("g")),
           outbox.publish("deadon", Headered.key("h")));
-      FAIL.put(published.get(2), new IllegalStateException("refused", new NoSuchElementException("gone")));
+      failures.fail(published.get(2), new IllegalStateException("refused", new NoSuchElementException("gone")));
       return published;
     });
 
@@ -314,7 +307,7 @@ abstract class PermanentFailureContractTest {
     List<Long> ids = container.inTransaction(() -> {
       List<Long> published = List.of(outbox.publish("deadon", Headered.key("customer-8")),
           outbox.publish("deadon", Headered.key("customer-8")), outbox.publish("deadon", Headered.key("customer-9")));
-      FAIL.put(published.get(0), new NoSuchElementException("no customer 8"));
+      failures.fail(published.get(0), new NoSuchElementException("no customer 8"));
       return published;
     });
 
@@ -408,7 +401,7 @@ abstract class PermanentFailureContractTest {
     // Scripted before the commit: no worker can see the message earlier.
     return container.inTransaction(() -> {
       long id = outbox.publish(outboxName, Headered.key(group));
-      FAIL.put(id, failure);
+      failures.fail(id, failure);
       return id;
     });
   }

@@ -17,7 +17,8 @@ import java.util.jar.JarFile;
 import java.util.jar.Manifest;
 
 /**
- * One JVM of a run ({@code java -cp <this module's class path> -Xmx256m <main> args...}), its log
+ * One JVM of a run ({@code java -cp <this module's class path> -Xmx256m <main> args...}, or {@code
+ * java -Xmx256m ... -jar <jar> args...} for a runnable jar such as the Quarkus worker's), its log
  * appended to {@code <run dir>/<name>.log} across restarts. Signals go through {@code kill}
  * ({@code -STOP}, {@code -CONT}); kill -9 is {@link Process#destroyForcibly()}.
  */

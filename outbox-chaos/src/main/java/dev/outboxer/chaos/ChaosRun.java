@@ -76,6 +76,9 @@ final class ChaosRun {
   private Report execute() throws Exception {
     say("chaos run '" + settings.run() + "' in " + dir);
     say("settings: " + settings);
+    if (settings.worker().equals("quarkus")) {
+      say("workers: the Quarkus application " + QuarkusWorker.jar());
+    }
     say("outbox database " + settings.database().url() + ", destination database " + databases.destinationDatabaseName());
     settings.database().assumeAvailable();
     // The child JVMs' class path, for diagnosing a process that cannot start.
@@ -130,8 +133,10 @@ final class ChaosRun {
       }
       for (int n = 1; n <= settings.workers(); n++) {
         String name = "worker-" + n;
-        ChildProcess worker = new ChildProcess(name, dir, jvmOptions(name), WorkerMain.class,
-            withArgs(settings.toArgs(), "node=" + name, "dir=" + dir));
+        List<String> workerArgs = withArgs(settings.toArgs(), "node=" + name, "dir=" + dir);
+        ChildProcess worker = settings.worker().equals("quarkus")
+            ? new ChildProcess(name, dir, jvmOptions(name), QuarkusWorker.jar(), workerArgs)
+            : new ChildProcess(name, dir, jvmOptions(name), WorkerMain.class, workerArgs);
         if (name.equals(settings.netnsWorker())) {
           // In a network namespace of its own (netns.sh up), reaching the database over the veth pair.
           worker.launcher(List.of("ip", "netns", "exec", settings.netns()));
@@ -206,7 +211,8 @@ final class ChaosRun {
     report.consumerRewinds = consumer == null ? 0 : consumer.rewinds();
     report.title("chaos run '" + settings.run() + "': " + settings.database().configValue() + ", relay "
         + settings.relay() + (settings.inbox() ? " through the inbox" : "") + ", fencing "
-        + (settings.fencing() ? "on" : "off") + ", " + settings.workers() + " workers, "
+        + (settings.fencing() ? "on" : "off") + ", " + settings.workers()
+        + (settings.worker().equals("quarkus") ? " Quarkus" : "") + " workers, "
         + settings.partitions() + " partitions, " + settings.messages() + " messages over " + settings.groups()
         + " groups, seed " + settings.seed());
     double publishSeconds = Double.parseDouble(published.getProperty("seconds", "0"));

@@ -80,6 +80,9 @@ final class ChaosSettings {
     DEFAULTS.put("drain-timeout", "120s");
     // Set by the orchestrator: host:port of the broker process (jms, kafka).
     DEFAULTS.put("broker", "");
+    // What a worker process runs: java-se (WorkerMain on Weld) or quarkus (outbox-chaos-quarkus' quarkus-run.jar,
+    // the same worker as a Quarkus application; relay=table on PostgreSQL only).
+    DEFAULTS.put("worker", "java-se");
   }
 
   private final Map<String, String> values;
@@ -140,6 +143,21 @@ final class ChaosSettings {
       default -> throw new IllegalArgumentException("database=" + value + " is not supported by the chaos suite:"
           + " use postgresql or mariadb (H2 and Derby cannot be shared by several processes)");
     };
+  }
+
+  /** What a worker process runs: {@code java-se} or {@code quarkus}. */
+  String worker() {
+    String worker = values.get("worker");
+    if (!List.of("java-se", "quarkus").contains(worker)) {
+      throw new IllegalArgumentException("worker=" + worker + " is not a chaos worker: use java-se (WorkerMain) or"
+          + " quarkus (outbox-chaos-quarkus' quarkus-run.jar)");
+    }
+    if (worker.equals("quarkus") && !(relay().equals("table") && database() == TestDatabase.POSTGRESQL)) {
+      throw new IllegalArgumentException("worker=quarkus runs relay=table on database=postgresql only (the Quarkus"
+          + " worker is built for PostgreSQL and carries the table relay); got relay=" + relay() + ", database="
+          + values.get("database"));
+    }
+    return worker;
   }
 
   String relay() {

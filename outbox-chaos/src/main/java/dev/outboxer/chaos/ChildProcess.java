@@ -17,7 +17,8 @@ import java.util.jar.JarFile;
 import java.util.jar.Manifest;
 
 /**
- * One JVM of a run ({@code java -cp <this module's class path> -Xmx256m <main> args...}), its log
+ * One JVM of a run ({@code java -cp <this module's class path> -Xmx256m <main> args...}, or {@code
+ * java -Xmx256m ... -jar <jar> args...} for a runnable jar such as the Quarkus worker's), its log
  * appended to {@code <run dir>/<name>.log} across restarts. Signals go through {@code kill}
  * ({@code -STOP}, {@code -CONT}); kill -9 is {@link Process#destroyForcibly()}.
  */
@@ -27,6 +28,8 @@ final class ChildProcess {
   private final Path log;
   private final List<String> jvmOptions;
   private final String mainClass;
+  /** A runnable jar ({@code java -jar}) instead of {@link #mainClass} on this module's class path, or null. */
+  private final Path jar;
   private final List<String> args;
   private Process process;
   private int incarnation;
@@ -40,6 +43,17 @@ final class ChildProcess {
     this.log = dir.resolve(name + ".log");
     this.jvmOptions = jvmOptions;
     this.mainClass = mainClass.getName();
+    this.jar = null;
+    this.args = args;
+  }
+
+  /** A process that runs {@code java <jvmOptions> -jar <jar> args...} (e.g. a Quarkus application's quarkus-run.jar). */
+  ChildProcess(String name, Path dir, List<String> jvmOptions, Path jar, List<String> args) {
+    this.name = name;
+    this.log = dir.resolve(name + ".log");
+    this.jvmOptions = jvmOptions;
+    this.mainClass = null;
+    this.jar = jar;
     this.args = args;
   }
 
@@ -70,12 +84,19 @@ final class ChildProcess {
     incarnation++;
     List<String> command = new ArrayList<>(launcher);
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-cp");
-    command.add(classPath());
+    if (jar == null) {
+      command.add("-cp");
+      command.add(classPath());
+    }
     command.addAll(jvmOptions);
     command.addAll(nextOptions);
     nextOptions = List.of();
-    command.add(mainClass);
+    if (jar == null) {
+      command.add(mainClass);
+    } else {
+      command.add("-jar");
+      command.add(jar.toString());
+    }
     command.addAll(args);
     command.add("incarnation=" + incarnation);
     Files.writeString(log, "=== " + name + " incarnation " + incarnation + "\n",

@@ -117,10 +117,12 @@ public class BatchProcessor {
       }
       preparedHolds.claimed(settings.name(), partition);
       Read read = claimed.read();
-      if (!node.instance().equals(claim.previousInstance())) {
-        // Someone else worked the partition since our last batch (or an admin operation changed it): what it did
-        // below the cursor is unknown, so the read starts again at the first row (the read that came with the claim
-        // did, if the cursor was there already).
+      boolean layoutChanged = cursor.layoutChanged(claim.layoutVersion());
+      if (!node.instance().equals(claim.previousInstance()) || layoutChanged) {
+        // Someone else worked the partition since our last batch (or an admin operation changed it), or a change of
+        // the partition count moved messages into it with the ids they had: what lies below the cursor is unknown,
+        // so the read starts again at the first row (the read that came with the claim did, if the cursor was there
+        // already).
         cursor.reset();
         if (!readRequest(settings, cursor).equals(request)) {
           read = null;

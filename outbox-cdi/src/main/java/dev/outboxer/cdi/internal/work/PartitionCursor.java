@@ -46,8 +46,8 @@ import java.util.List;
  * <p>The other rows below the cursor are accounted for elsewhere: a message waiting for its retry is
  * read through its own index every batch, and when it becomes due the cursor is rewound to it, so the
  * rest of its group (which the reads skipped while it waited) is read again in order; rows held back
- * within a batch pin the cursor below them; a change of owner, of the partition layout, or an admin
- * operation on the partition resets it to the start.
+ * within a batch pin the cursor below them; a change of owner, of the partition layout (its version,
+ * which every claim reads), or an admin operation on the partition resets it to the start.
  *
  * <p>A safety net under all of this: every {@link #SWEEP_INTERVAL} the next read starts at the
  * partition's first row anyway (a <i>sweep</i>). Should a row ever be found below where reads
@@ -73,6 +73,8 @@ final class PartitionCursor {
   private long sweptFrom = -1;
   /** When the next sweep is due; null until the first read. */
   private Instant nextSweep;
+  /** The partition layout's version at the last claim; -1 before the first. */
+  private int layoutVersion = -1;
 
   private PartitionCursor(boolean enabled) {
     this.enabled = enabled;
@@ -148,6 +150,17 @@ final class PartitionCursor {
       }
     }
     return ids;
+  }
+
+  /**
+   * Notes the layout version a claim found; true if it changed since the last claim. A change of
+   * the partition count moves pending messages between partitions with the ids they have, below
+   * where reads of the partition that receives them start: the caller then resets the cursor.
+   */
+  boolean layoutChanged(int version) {
+    boolean changed = layoutVersion != version;
+    layoutVersion = version;
+    return changed;
   }
 
   /** Checkpoints waiting to be armed or to settle. */

@@ -45,6 +45,7 @@ class ConfigurationReferenceTest {
       Map.entry("outbox.o.max.attempts", "the name SmallRye Config reports for OUTBOX_O_MAX_ATTEMPTS"),
       Map.entry("OUTBOX_ORDERS_MAX_ATEMPTS", "an example of a misspelt environment variable"),
       Map.entry("outbox.admin.roles", "an example of a misspelt add-on key"),
+      Map.entry("outbox.admin.rol", "an example of a misspelt add-on key"),
       Map.entry("outbox.health.worker-stal", "an example of a misspelt add-on key"),
       Map.entry("outbox.ordres.health.max-lag", "an example of a misspelt outbox name"),
       Map.entry("outbox.orders.local.handlr", "an example of a misspelt relay key"),

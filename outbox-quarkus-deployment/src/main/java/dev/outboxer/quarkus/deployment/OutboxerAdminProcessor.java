@@ -35,8 +35,8 @@ import org.jboss.jandex.IndexView;
  * What it does not do: register outbox-admin's two exception mappers ({@code AdminProblemMapper},
  * {@code AdminFailureMapper}, which its {@code Application} lists and which are deliberately no
  * {@code @Provider}): the API's own refusals have their JSON bodies as everywhere, but Quarkus answers
- * its own 404/405 and an unexpected failure in its own way; check the {@code outbox.admin.*} keys at start
- * (outbox-admin checks them in a CDI portable extension, which ArC does not run). The path moves with
+ * its own 404/405 and an unexpected failure in its own way. (The {@code outbox.admin.*} keys are checked at
+ * start by outbox-admin itself, at {@code Startup}, not here.) The path moves with
  * {@code quarkus.rest.path} (and {@code quarkus.http.root-path}), not with a {@code web.xml}. With
  * classic RESTEasy ({@code quarkus-resteasy}) instead of Quarkus REST nothing is done.
  */

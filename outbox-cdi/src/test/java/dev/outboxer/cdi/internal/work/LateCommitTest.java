@@ -27,14 +27,8 @@ class LateCommitTest {
   @Test
   void a_late_commit_below_the_cursor_is_relayed_and_keeps_its_group_in_order() throws Exception {
     // Through the data source (publishers and workers): the EntityManager path is covered by the other worker tests.
-    try (OutboxTestContainer container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL).viaDataSource()
-        .config("outbox.orders.relay", "recording")
-        .config("outbox.orders.partitions", "1")
+    try (OutboxTestContainer container = OnePartitionOrders.container(20)
         .config("outbox.orders.serialize-writes", "true")
-        .config("outbox.orders.batch-size", "20")
-        .config("outbox.orders.poll-interval", "20ms")
-        .config("outbox.orders.max-poll-interval", "50ms")
-        .beans(RecordingRelay.class)
         .start()) {
       Outbox outbox = container.select(Outbox.class);
       RecordingRelay relay = container.select(RecordingRelay.class);

@@ -3,8 +3,6 @@ package dev.outboxer.cdi.internal.work;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.outboxer.Outbox;
-import dev.outboxer.cdi.internal.Keyed;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.testing.LogCapture;
 import dev.outboxer.testing.OutboxTestContainer;
@@ -26,22 +24,9 @@ class LayoutChangeCursorTest {
   @Test
   void messages_moved_in_by_a_layout_change_are_read_at_the_next_claim() throws Exception {
     try (LogCapture log = LogCapture.of(BatchProcessor.class);
-        OutboxTestContainer container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL).viaDataSource()
-            .config("outbox.orders.relay", "recording")
-            .config("outbox.orders.partitions", "1")
-            .config("outbox.orders.batch-size", "5")
-            .config("outbox.orders.poll-interval", "20ms")
-            .config("outbox.orders.max-poll-interval", "50ms")
-            .beans(RecordingRelay.class)
-            .start()) {
-      Outbox outbox = container.select(Outbox.class);
+        OutboxTestContainer container = OnePartitionOrders.container(5).start()) {
       RecordingRelay relay = container.select(RecordingRelay.class);
-      for (int i = 0; i < 30; i++) {
-        int n = i;
-        container.inTransaction(() -> outbox.publish("orders", new Keyed("g" + (n % 3), n)));
-      }
-      await().atMost(Duration.ofSeconds(30)).until(() -> relay.confirmed().size() >= 30);
-      Thread.sleep(500); // the cursor settles above the relayed rows
+      OnePartitionOrders.publishRelayedAndSettled(container, 30);
 
       // What a change of the partition count does (RulesStore): a pending message of a partition that goes away
       // (here 7, which no worker runs) moves to its new partition with its id, and the layout version moves on.

@@ -3,8 +3,6 @@ package dev.outboxer.cdi.internal.work;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.outboxer.Outbox;
-import dev.outboxer.cdi.internal.Keyed;
 import dev.outboxer.spi.OutboxRecord;
 import dev.outboxer.testing.LogCapture;
 import dev.outboxer.testing.OutboxTestContainer;
@@ -25,23 +23,9 @@ class LeftBehindSweepTest {
   @Test
   void a_pending_row_below_the_read_position_is_found_relayed_and_named() throws Exception {
     try (LogCapture log = LogCapture.of(BatchProcessor.class);
-        OutboxTestContainer container = OutboxTestContainer.builder(TestDatabase.POSTGRESQL).viaDataSource()
-            .config("outbox.orders.relay", "recording")
-            .config("outbox.orders.partitions", "1")
-            .config("outbox.orders.batch-size", "5")
-            .config("outbox.orders.poll-interval", "20ms")
-            .config("outbox.orders.max-poll-interval", "50ms")
-            .beans(RecordingRelay.class)
-            .start()) {
-      Outbox outbox = container.select(Outbox.class);
+        OutboxTestContainer container = OnePartitionOrders.container(5).start()) {
       RecordingRelay relay = container.select(RecordingRelay.class);
-      for (int i = 0; i < 30; i++) {
-        int n = i;
-        container.inTransaction(() -> outbox.publish("orders", new Keyed("g" + (n % 3), n)));
-      }
-      await().atMost(Duration.ofSeconds(30)).until(() -> relay.confirmed().size() >= 30);
-      // The cursor settles above the relayed rows once nothing that could hold their ids runs.
-      Thread.sleep(500);
+      OnePartitionOrders.publishRelayedAndSettled(container, 30);
 
       // A pending row with an id the reads have passed, as a hole in the cursor's rules would leave one.
       long strandedId = relay.confirmed().get(2).id();

@@ -84,8 +84,16 @@ final class PostgresBatchSql implements BatchSql {
       + " NULL::timestamp AS next_attempt_at, NULL::timestamp AS created_at, ";
   /*
    * The probe of running transactions, a derived table of two columns. running_transactions: every transaction running
-   * in this database on another connection, each as a 64-bit hash of its session and its start, sorted (PartitionCursor
-   * arms and settles its checkpoints with them; a hash shared by two transactions only makes it wait longer).
+   * in this database on another connection that may hold an outbox id it has not committed yet, each as a 64-bit hash of
+   * its session and its start, sorted (PartitionCursor arms and settles its checkpoints with them; a hash shared by two
+   * transactions only makes it wait longer). Left out: what is not a client's session (autovacuum, background
+   * workers), and a transaction that has no transaction id (wrote nothing) and waits between statements, as a report
+   * or a forgotten psql holding a snapshot does, or an idle LISTEN session in the transaction that delivers its
+   * notifications (dated from its last statement, possibly minutes old). It cannot hold such an id: a
+   * publish draws its id in the statement that writes its row (running until the row is written, and with a
+   * transaction id from then on), and revived messages draw theirs in a statement that also takes a transaction id
+   * (PostgresSql#nextMessageIds). Kept in the list, it would hold every checkpoint for as long as it stays open, and
+   * the reads would walk every row the drain deleted meanwhile, which a held snapshot keeps from being cleaned up.
    * oldest_running: when the oldest of them began (the clock if none), for the long-transaction warning and gauge.
    * Both say "cannot tell" (NULL, 0) while any transaction is prepared (two-phase) or hidden from us, and in a
    * transaction above READ COMMITTED (a data source or database default of REPEATABLE READ or SERIALIZABLE): such a
@@ -109,6 +117,8 @@ final class PostgresBatchSql implements BatchSql {
       + "   clock_timestamp())) * 1000000 AS bigint) AS oldest,"
       + " ARRAY(SELECT hashtextextended(pid::text || '@' || CAST(EXTRACT(EPOCH FROM xact_start) * 1000000 AS bigint)::text, 0)"
       + "   FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL"
+      + "   AND backend_type = 'client backend'"
+      + "   AND (backend_xid IS NOT NULL OR state NOT IN ('idle', 'idle in transaction', 'idle in transaction (aborted)'))"
       + "   ORDER BY 1) AS running"
       + " OFFSET 0) x)";
   private static final String NO_PROBE_POSTGRESQL = "CAST(0 AS bigint)";

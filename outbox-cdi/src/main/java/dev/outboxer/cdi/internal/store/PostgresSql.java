@@ -146,8 +146,11 @@ final class PostgresSql implements DialectSql {
   @Override
   public List<Long> nextMessageIds(Connection connection, int count) throws SQLException {
     List<Long> ids = new ArrayList<>(count);
+    // txid_current() gives the transaction an id in the statement that draws the message ids: a transaction holding
+    // ids it has not written yet must be listed by the cursor's probe of running transactions while it waits
+    // between statements, and the probe leaves out the ones without a transaction id (PostgresBatchSql.PROBE_POSTGRESQL).
     try (PreparedStatement statement = connection.prepareStatement(
-        "SELECT nextval('outbox_message_seq') FROM generate_series(1, ?)")) {
+        "SELECT nextval('outbox_message_seq'), txid_current() FROM generate_series(1, ?)")) {
       statement.setInt(1, count);
       try (ResultSet rows = statement.executeQuery()) {
         while (rows.next()) {

@@ -87,7 +87,7 @@ class PostgresContractTest extends DatabaseContractTest {
   void the_probe_names_a_running_transaction_the_same_until_it_ends() throws Exception {
     try (java.sql.Connection other = database().connect()) {
       other.setAutoCommit(false);
-      other.createStatement().execute("SELECT 1");
+      other.createStatement().execute("SELECT txid_current()");
       long[] first = probe();
       long[] second = probe();
       assertThat(first).as("the other session's transaction is listed").isNotEmpty();
@@ -102,7 +102,7 @@ class PostgresContractTest extends DatabaseContractTest {
       both.retainAll(again);
       assertThat(both).as("listed the same way by two probes").isNotEmpty();
       other.commit();
-      other.createStatement().execute("SELECT 1");
+      other.createStatement().execute("SELECT txid_current()");
       long[] afterCommit = probe();
       for (long transaction : afterCommit) {
         assertThat(both).as("the ended transaction, whose session began another").doesNotContain(transaction);
@@ -111,6 +111,90 @@ class PostgresContractTest extends DatabaseContractTest {
       assertThat(afterCommit).as("sorted for the cursor's binary search").isSorted();
       other.rollback();
     }
+  }
+
+  /**
+   * A transaction that has written nothing and waits between two statements cannot be holding an
+   * outbox id it has not written yet (every path draws its ids in a statement that writes them, or
+   * makes sure of a transaction id when it draws them): a report or a forgotten {@code psql} that
+   * holds a snapshot open holds back no checkpoint of the cursor, so reads do not walk what the
+   * drain deleted behind it.
+   */
+  @Test
+  void a_transaction_that_wrote_nothing_and_waits_between_statements_is_not_listed() throws Exception {
+    try (java.sql.Connection report = database().connect()) {
+      report.setTransactionIsolation(java.sql.Connection.TRANSACTION_REPEATABLE_READ);
+      report.setAutoCommit(false);
+      report.createStatement().execute("SELECT COUNT(*) FROM outbox_message");
+      long name = nameOf(report);
+      assertThat(probe()).as("the probe can tell").isNotNull().doesNotContain(name);
+      report.rollback();
+    }
+  }
+
+  /** Once it has written, a transaction is listed while it waits between statements. */
+  @Test
+  void a_transaction_that_wrote_is_listed_while_it_waits() throws Exception {
+    try (java.sql.Connection writer = database().connect()) {
+      writer.setAutoCommit(false);
+      writer.createStatement().execute("CREATE TEMPORARY TABLE probe_written (n int) ON COMMIT DROP");
+      writer.createStatement().execute("INSERT INTO probe_written VALUES (1)");
+      assertThat(probe()).contains(nameOf(writer));
+      writer.rollback();
+    }
+  }
+
+  /**
+   * A statement that is running is listed although its transaction has written nothing yet: a
+   * publish draws its id before it writes its row, in the same statement.
+   */
+  @Test
+  void a_transaction_whose_statement_is_running_is_listed_before_it_wrote() throws Exception {
+    try (java.sql.Connection publisher = database().connect()) {
+      publisher.setAutoCommit(false);
+      publisher.createStatement().execute("SELECT 1");
+      long name = nameOf(publisher);
+      java.util.concurrent.CompletableFuture<Void> sleeping = java.util.concurrent.CompletableFuture.runAsync(() -> {
+        try {
+          publisher.createStatement().execute("SELECT pg_sleep(3)");
+        } catch (java.sql.SQLException e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      try {
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(2)).until(() -> contains(probe(), name));
+      } finally {
+        sleeping.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        publisher.rollback();
+      }
+    }
+  }
+
+  /**
+   * Revived dead messages draw their new ids in a statement of their own, before the statement that
+   * writes them: the transaction is listed from the moment it holds the ids.
+   */
+  @Test
+  void a_transaction_that_drew_new_ids_for_revived_messages_is_listed_while_it_waits() throws Exception {
+    try (java.sql.Connection admin = database().connect()) {
+      admin.setAutoCommit(false);
+      Dialect.POSTGRESQL.sql().nextMessageIds(admin, 3);
+      assertThat(probe()).contains(nameOf(admin));
+      admin.rollback();
+    }
+  }
+
+  /** How the probe names the transaction running on {@code connection} (its session and start). */
+  private static long nameOf(java.sql.Connection connection) throws java.sql.SQLException {
+    try (java.sql.ResultSet rows = connection.createStatement().executeQuery("SELECT hashtextextended("
+        + "pg_backend_pid()::text || '@' || CAST(EXTRACT(EPOCH FROM now()) * 1000000 AS bigint)::text, 0)")) {
+      rows.next();
+      return rows.getLong(1);
+    }
+  }
+
+  private static boolean contains(long[] names, long name) {
+    return names != null && java.util.Arrays.stream(names).anyMatch(n -> n == name);
   }
 
   /** A prepared (two-phase) transaction hides its session's state from the probe: it cannot tell. */

@@ -28,21 +28,30 @@ final class MemoryCheck {
 
   private MemoryCheck() {}
 
-  /** What the child reported. */
-  record Outcome(long committed, long backlog, double seconds, boolean finished, long peakHeapMb, long maxHeapMb) {
+  /**
+   * What the child reported, with the fill's time and the message table's size on disk after the
+   * fill and after the drain (a backlog of millions is as much a question of disk as of heap).
+   */
+  record Outcome(long committed, long backlog, double seconds, boolean finished, long peakHeapMb, long maxHeapMb,
+      double fillSeconds, TableSizes filled, TableSizes drained) {
 
     String describe() {
       return String.format(Locale.ROOT, "%s: a fresh Outboxer node in a child JVM with %s relayed %,d of %,d messages"
-              + " (1 partition) in %.1f s (%,.0f msg/s); peak heap used %d MB of %d MB",
+              + " (1 partition) in %.1f s (%,.0f msg/s); peak heap used %d MB of %d MB; filled in %.1f s;"
+              + " outbox_message on disk after the fill %s (heap %s, indexes %s), after the drain %s",
           finished ? "finished" : "DID NOT FINISH", HEAP, committed, backlog, seconds,
-          seconds > 0 ? committed / seconds : 0.0, peakHeapMb, maxHeapMb);
+          seconds > 0 ? committed / seconds : 0.0, peakHeapMb, maxHeapMb, fillSeconds, TableSizes.mb(filled.totalBytes()),
+          TableSizes.mb(filled.heapBytes()), TableSizes.mb(filled.indexBytes()), TableSizes.mb(drained.totalBytes()));
     }
   }
 
   /** Fills the backlog, runs the child and waits for its result. */
   static Outcome run(OutboxerNodes nodes) throws Exception {
     BenchSettings settings = nodes.settings();
+    long fillStart = System.nanoTime();
     nodes.fill(OutboxerNodes.ONE_PARTITION, settings.memoryBacklog());
+    double fillSeconds = (System.nanoTime() - fillStart) / 1e9;
+    TableSizes filled = TableSizes.read(settings.database());
     List<String> command = new ArrayList<>(List.of(
         new File(System.getProperty("java.home"), "bin/java").getPath(), HEAP, "-XX:+UseSerialGC",
         "-cp", classpath()));
@@ -88,7 +97,7 @@ final class MemoryCheck {
     reader.join(10_000);
     for (String line : output) {
       if (line.startsWith(RESULT)) {
-        return parse(line.substring(RESULT.length()));
+        return parse(line.substring(RESULT.length()), fillSeconds, filled, TableSizes.read(settings.database()));
       }
     }
     List<String> tail = output.subList(Math.max(0, output.size() - 15), output.size());
@@ -96,7 +105,7 @@ final class MemoryCheck {
         + " its last lines: " + String.join(" / ", tail));
   }
 
-  private static Outcome parse(String text) {
+  private static Outcome parse(String text, double fillSeconds, TableSizes filled, TableSizes drained) {
     Properties values = new Properties();
     for (String pair : text.trim().split(" ")) {
       int equals = pair.indexOf('=');
@@ -104,7 +113,8 @@ final class MemoryCheck {
     }
     return new Outcome(Long.parseLong(values.getProperty("committed")), Long.parseLong(values.getProperty("backlog")),
         Double.parseDouble(values.getProperty("seconds")), Boolean.parseBoolean(values.getProperty("finished")),
-        Long.parseLong(values.getProperty("peakHeapMb")), Long.parseLong(values.getProperty("maxHeapMb")));
+        Long.parseLong(values.getProperty("peakHeapMb")), Long.parseLong(values.getProperty("maxHeapMb")), fillSeconds,
+        filled, drained);
   }
 
   /**

@@ -135,9 +135,26 @@ final class PostgresBatchSql implements BatchSql {
   private static final String READ_POSTGRESQL_TOTAL =
       "   AND NOT EXISTS (SELECT 1 FROM w WHERE w.id < m.id AND w.next_attempt_at > ?)";
   private static final String READ_POSTGRESQL_TAIL = "   ORDER BY m.id LIMIT ?)"
-      + " UNION ALL SELECT 'D', " + BatchStatements.MESSAGE_COLUMNS + ", 0 FROM outbox_message"
-      // The lowest due ids first, a read's limit of them: see BatchStatements.merged.
-      + "   WHERE id IN (SELECT id FROM w WHERE next_attempt_at <= ? ORDER BY id LIMIT ?)";
+      // The lowest due ids first, a read's limit of them (see BatchStatements.merged), each looked up by its id: a
+      // LATERAL subquery with a LIMIT is run per due id and cannot become a join whose other side walks the table
+      // (an "id IN (...)" was answered by a semi-join over the whole primary key when statistics expected one row).
+      + " UNION ALL SELECT 'D', o.*, 0 FROM (SELECT id FROM w WHERE next_attempt_at <= ? ORDER BY id LIMIT ?) due"
+      + "   CROSS JOIN LATERAL (SELECT " + BatchStatements.MESSAGE_COLUMNS + " FROM outbox_message"
+      + "   WHERE id = due.id LIMIT 1) o";
+
+  /**
+   * Run before every read, in the same round trip: no bitmap scan for the rest of the transaction, the setting it
+   * had kept in outboxer.enable_bitmapscan (the nested call runs first). For the read's scan of fresh rows
+   * ('M'), statistics that expect one pending row (taken when the partition was empty, before a backlog) price a
+   * bitmap scan of the ready index and a sort the same as walking the index in id order; with the backlog, the
+   * bitmap scan fetches every pending row of the partition to return the first hundred, at each batch. Without
+   * bitmap scans the planner walks the ready index in order and stops at the limit.
+   */
+  static final String READ_PLAN_GUARD = "SELECT set_config('enable_bitmapscan', 'off' || left(set_config("
+      + "'outboxer.enable_bitmapscan', current_setting('enable_bitmapscan'), true), 0), true)";
+  /** Run after every read, in the same round trip: the setting READ_PLAN_GUARD changed, back as it was. */
+  private static final String READ_PLAN_RESTORE =
+      "SELECT set_config('enable_bitmapscan', current_setting('outboxer.enable_bitmapscan'), true)";
 
   @Override
   public Claim claim(Connection connection, String outbox, int partition, String node, String instance,
@@ -154,7 +171,7 @@ final class PostgresBatchSql implements BatchSql {
   public ClaimedRead claimAndRead(Connection connection, String outbox, int partition, String node, String instance,
       LocalDateTime now, long idleTimeoutMillis, ReadRequest request) throws SQLException {
     try (PreparedStatement statement = connection.prepareStatement(claimPostgresqlSql(request.probeRunning()) + ";\n"
-        + postgresqlReadSql(request.ordering(), request.probeRunning()))) {
+        + guarded(postgresqlReadSql(request.ordering(), request.probeRunning())))) {
       int index = bindPostgresqlClaim(statement, outbox, partition, node, instance, now, idleTimeoutMillis);
       bindPostgresqlRead(statement, index, outbox, partition, request, now);
       if (!statement.execute()) {
@@ -165,21 +182,47 @@ final class PostgresBatchSql implements BatchSql {
         claim = postgresqlClaim(rows, outbox);
       }
       if (!statement.getMoreResults()) {
-        throw new SQLException("The read after the claim returned no result set");
+        throw new SQLException("The read's plan guard returned no result set");
       }
-      try (ResultSet rows = statement.getResultSet()) {
-        return new ClaimedRead(claim, claim.claimed() ? postgresqlRead(rows, request.limit()) : null);
-      }
+      Read read = guardedRead(statement, request.limit());
+      return new ClaimedRead(claim, claim.claimed() ? read : null);
     }
   }
 
   @Override
   public Read read(Connection connection, String outbox, int partition, ReadRequest request, LocalDateTime now)
       throws SQLException {
-    try (PreparedStatement statement = preparePostgresqlRead(connection, "", outbox, partition, request, now);
-        ResultSet rows = statement.executeQuery()) {
-      return postgresqlRead(rows, request.limit());
+    try (PreparedStatement statement = connection.prepareStatement(
+        guarded(postgresqlReadSql(request.ordering(), request.probeRunning())))) {
+      bindPostgresqlRead(statement, 1, outbox, partition, request, now);
+      if (!statement.execute()) {
+        throw new SQLException("The read's plan guard returned no result set");
+      }
+      return guardedRead(statement, request.limit());
     }
+  }
+
+  /** The read between READ_PLAN_GUARD and READ_PLAN_RESTORE, three statements in one round trip. */
+  private static String guarded(String read) {
+    return READ_PLAN_GUARD + ";\n" + read + ";\n" + READ_PLAN_RESTORE;
+  }
+
+  /**
+   * The read's rows from a statement positioned on READ_PLAN_GUARD's result; READ_PLAN_RESTORE's result must follow
+   * the read's.
+   */
+  private static Read guardedRead(PreparedStatement statement, int limit) throws SQLException {
+    if (!statement.getMoreResults()) {
+      throw new SQLException("The read returned no result set");
+    }
+    Read read;
+    try (ResultSet rows = statement.getResultSet()) {
+      read = postgresqlRead(rows, limit);
+    }
+    if (!statement.getMoreResults()) {
+      throw new SQLException("The read's plan guard was not undone");
+    }
+    return read;
   }
 
   @Override

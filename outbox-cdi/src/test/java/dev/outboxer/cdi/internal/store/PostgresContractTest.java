@@ -184,6 +184,36 @@ class PostgresContractTest extends DatabaseContractTest {
     }
   }
 
+  /**
+   * The read turns bitmap scans off for its own plan only: the rest of the worker's transaction (a
+   * relay that writes in it) plans with the setting the session had, whichever it was.
+   */
+  @Test
+  void the_read_leaves_the_sessions_bitmap_scan_setting_as_it_found_it() throws Exception {
+    for (String setting : new String[] {"on", "off"}) {
+      try (java.sql.Connection connection = database().connect()) {
+        connection.createStatement().execute("SET enable_bitmapscan = " + setting);
+        connection.setAutoCommit(false);
+        BatchStatements.ClaimedRead claimed = statements.claimAndRead(connection, "orders", 1, "test-node",
+            "test-instance", LocalDateTime.now(ZoneOffset.UTC), 0,
+            new BatchStatements.ReadRequest(Ordering.GROUP, 0, 100, false));
+        assertThat(claimed.claim().claimed()).isTrue();
+        assertThat(bitmapScan(connection)).as("after the claim and read").isEqualTo(setting);
+        statements.read(connection, "orders", 1, new BatchStatements.ReadRequest(Ordering.GROUP, 0, 100, false),
+            LocalDateTime.now(ZoneOffset.UTC));
+        assertThat(bitmapScan(connection)).as("after a read").isEqualTo(setting);
+        connection.rollback();
+      }
+    }
+  }
+
+  private static String bitmapScan(java.sql.Connection connection) throws java.sql.SQLException {
+    try (java.sql.ResultSet rows = connection.createStatement().executeQuery("SHOW enable_bitmapscan")) {
+      rows.next();
+      return rows.getString(1);
+    }
+  }
+
   /** How the probe names the transaction running on {@code connection} (its session and start). */
   private static long nameOf(java.sql.Connection connection) throws java.sql.SQLException {
     try (java.sql.ResultSet rows = connection.createStatement().executeQuery("SELECT hashtextextended("

@@ -4,17 +4,21 @@ import dev.outboxer.OutboxConfigurationException;
 import dev.outboxer.OutboxPersistence;
 import dev.outboxer.spi.ConfigKeyNames;
 import dev.outboxer.spi.CoreSettings;
+import dev.outboxer.spi.PlatformExecutor;
 import dev.outboxer.spi.SettingsReader;
 import dev.outboxer.spi.Setting;
+import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.context.BeforeDestroyed;
-import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.Shutdown;
+import jakarta.enterprise.event.Startup;
 import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Default;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import jakarta.enterprise.util.AnnotationLiteral;
 import jakarta.inject.Inject;
+import jakarta.interceptor.Interceptor;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,11 +47,17 @@ import org.eclipse.microprofile.config.Config;
  *
  * <p>Its keys are declared in {@link InboxSettings}: {@code outbox.inbox.datasource} (JNDI name of
  * the JTA data source of the consumer's transaction; by default the {@code @OutboxPersistence} data
- * source bean, else the JNDI name in {@code outbox.datasource}), {@code outbox.inbox.schema}
+ * source bean, else the JNDI name in {@code outbox.datasource}, else the application's {@code @Default}
+ * data source bean, as Quarkus' default data source is), {@code outbox.inbox.schema}
  * ({@code validate}, the default, or {@code none}), {@code outbox.inbox.retention} with its interval and
  * chunk size (off by default: see {@link InboxRetention}) and, per outbox, {@code
  * outbox.<name>.inbox.deduplicate} ({@code group}, the default, or {@code id}). Any other key under
  * {@code outbox.inbox.} or {@code outbox.<name>.inbox.} fails the deployment.
+ *
+ * <p>It starts with CDI's {@link Startup} event and stops with its {@link Shutdown} event, which
+ * every container fires: the servers and Weld SE around the application scope's start and end, and
+ * Quarkus with its own start (after its data sources) and shutdown (before they close), where the
+ * application scope's events come too early (at static initialisation) or too late.
  */
 @ApplicationScoped
 public class InboxProducer {
@@ -59,11 +69,18 @@ public class InboxProducer {
 
   private static final Logger LOG = Logger.getLogger(InboxProducer.class.getName());
   private static final String MANAGED_EXECUTOR = "java:comp/DefaultManagedScheduledExecutorService";
+  /**
+   * Before Outboxer's start in Quarkus ({@code PLATFORM_BEFORE}), as outbox-health's and outbox-admin's
+   * checks: a bad inbox key stops the start before any worker of the core runs.
+   */
+  static final int BEFORE_OUTBOXER_START = Interceptor.Priority.PLATFORM_BEFORE - 1;
 
   @Inject Config config;
   @Inject @Any Instance<DataSource> dataSources;
   /** The application's clock if it has one (as the core's), for the accepts' times and the retention. */
   @Inject Instance<Clock> clocks;
+  /** A platform's executor where there is no Jakarta Concurrency (Quarkus' managed worker pool), for the retention. */
+  @Inject @PlatformExecutor Instance<ScheduledExecutorService> platformExecutors;
 
   private volatile boolean stopping;
   private ScheduledExecutorService ownScheduler;
@@ -82,7 +99,7 @@ public class InboxProducer {
    * publisher with {@code outbox-inbox} on its class path) are not asked to configure it; should
    * one look the inbox up programmatically, a problem is then reported at that lookup.
    */
-  void start(@Observes @Initialized(ApplicationScoped.class) Object applicationStarted) {
+  void start(@Observes @Priority(BEFORE_OUTBOXER_START) Startup applicationStarted) {
     if (usage.injected() || configured()) {
       inbox();
     }
@@ -152,22 +169,12 @@ public class InboxProducer {
   }
 
   /**
-   * Runs the retention every {@code interval}, the first at once: on the application server's default
-   * ManagedScheduledExecutorService, else (Java SE) on a daemon thread of its own.
+   * Runs the retention every {@code interval}, the first at once: on the platform's executor (Quarkus'
+   * managed worker pool), else on the application server's default ManagedScheduledExecutorService,
+   * else (Java SE) on a daemon thread of its own.
    */
   private void schedule(InboxRetention retention, Duration interval) {
-    ScheduledExecutorService executor;
-    try {
-      Object found = new InitialContext().lookup(MANAGED_EXECUTOR);
-      executor = (ScheduledExecutorService) found;
-    } catch (NamingException | ClassCastException | NoClassDefFoundError notThere) {
-      ownScheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "outboxer-inbox-retention");
-        thread.setDaemon(true);
-        return thread;
-      });
-      executor = ownScheduler;
-    }
+    ScheduledExecutorService executor = retentionExecutor();
     retentionRuns = executor.scheduleWithFixedDelay(() -> {
       if (stopping) {
         return;
@@ -180,8 +187,24 @@ public class InboxProducer {
     }, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
+  private ScheduledExecutorService retentionExecutor() {
+    if (platformExecutors.isResolvable()) {
+      return platformExecutors.get();
+    }
+    try {
+      return (ScheduledExecutorService) new InitialContext().lookup(MANAGED_EXECUTOR);
+    } catch (NamingException | ClassCastException | NoClassDefFoundError notThere) {
+      ownScheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "outboxer-inbox-retention");
+        thread.setDaemon(true);
+        return thread;
+      });
+      return ownScheduler;
+    }
+  }
+
   /** Stops the retention's schedule: a run in progress ends after its chunk. */
-  void stop(@Observes @BeforeDestroyed(ApplicationScoped.class) Object applicationStopping) {
+  void stop(@Observes Shutdown applicationStopping) {
     stopping = true;
     if (retentionRuns != null) {
       retentionRuns.cancel(false);
@@ -229,9 +252,14 @@ public class InboxProducer {
     if (outboxJndiName.isPresent()) {
       return lookup(outboxKey, outboxJndiName.get());
     }
+    // The application's own data source bean: Quarkus' default data source (Agroal, in Narayana's transactions).
+    Instance<DataSource> defaultDataSource = dataSources.select(Default.Literal.INSTANCE);
+    if (defaultDataSource.isResolvable()) {
+      return defaultDataSource.get();
+    }
     throw new OutboxConfigurationException(key, key + " is not set, and there is neither an @OutboxPersistence"
-        + " DataSource bean nor " + outboxKey + ": set " + key + " to the JNDI name of the JTA data source your"
-        + " consumer's transaction writes to, for example jdbc/orders");
+        + " DataSource bean nor " + outboxKey + " nor a @Default DataSource bean: set " + key + " to the JNDI name of"
+        + " the JTA data source your consumer's transaction writes to, for example jdbc/orders");
   }
 
   private static DataSource lookup(String key, String name) {

@@ -19,7 +19,8 @@ public final class InboxSettings implements SettingsCatalog {
 
   /** {@code outbox.inbox.datasource}. */
   public static final Setting<String> DATASOURCE = Setting.jndiName("datasource")
-      .withDefault(null, "the @OutboxPersistence data source bean, else the JNDI name in outbox.datasource")
+      .withDefault(null, "the @OutboxPersistence data source bean, else the JNDI name in outbox.datasource, else"
+          + " the @Default DataSource bean (in Quarkus: the default data source)")
       .meaning("JNDI name of the JTA data source of the consumer's transaction, where the inbox tables are");
 
   /** {@code outbox.inbox.schema}. */

@@ -14,10 +14,30 @@ import java.lang.reflect.Type;
  * tables when the application starts only in applications that use it: an application that has
  * {@code outbox-inbox} on its class path only because it publishes is not asked for an inbox data
  * source. Public only because {@link java.util.ServiceLoader} needs it; not API.
+ *
+ * <p>Where no portable extension runs (Quarkus' ArC), the platform's build answers the same
+ * question from its own view of the injection points and offers the answer as a bean of this type,
+ * made by {@link #noted(boolean)}: Outboxer's Quarkus extension does.
  */
 public class InboxUsage implements Extension {
 
   private volatile boolean injected;
+
+  /** For {@link java.util.ServiceLoader}: the portable extension, which notes the injection points as they are processed. */
+  public InboxUsage() {}
+
+  /**
+   * The answer of a platform that runs no portable extension and found the injection points itself.
+   *
+   * @param injected whether any bean of the application injects the inbox (directly, or as an
+   *     {@code Instance} or {@code Provider} of it)
+   * @return the usage, for a bean of this type
+   */
+  public static InboxUsage noted(boolean injected) {
+    InboxUsage usage = new InboxUsage();
+    usage.injected = injected;
+    return usage;
+  }
 
   void injectionPoint(@Observes ProcessInjectionPoint<?, ?> point) {
     if (isInbox(point.getInjectionPoint().getType())) {

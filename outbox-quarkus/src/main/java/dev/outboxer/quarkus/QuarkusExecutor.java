@@ -1,6 +1,6 @@
 package dev.outboxer.quarkus;
 
-import dev.outboxer.cdi.internal.work.PlatformExecutor;
+import dev.outboxer.spi.PlatformExecutor;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.util.concurrent.ScheduledExecutorService;

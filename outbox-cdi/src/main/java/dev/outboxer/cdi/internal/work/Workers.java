@@ -9,6 +9,7 @@ import dev.outboxer.cdi.internal.config.WorkerMode;
 import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
 import dev.outboxer.cdi.internal.store.Database;
 import dev.outboxer.spi.CoreSettings;
+import dev.outboxer.spi.PlatformExecutor;
 import dev.outboxer.spi.Relay;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

@@ -72,7 +72,8 @@ final class JmsRelay implements Relay {
   /**
    * Whether the sessions join the worker's JTA transaction: the connection factory came from JNDI
    * (an application server's factories are JTA-aware) or is Narayana's {@code
-   * ConnectionFactoryProxy} (Java SE, see {@link dev.outboxer.jms.narayana.BrokerFirstTransactionHelper}).
+   * ConnectionFactoryProxy}, also behind a CDI client proxy (Java SE and Quarkus, see {@link
+   * dev.outboxer.jms.narayana.BrokerFirstTransactionHelper}).
    */
   @Override
   public boolean enlistsInWorkerTransaction() {

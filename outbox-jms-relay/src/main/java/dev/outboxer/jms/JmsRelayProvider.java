@@ -29,10 +29,13 @@ import java.time.Clock;
  * <ol>
  *   <li>JNDI: the configured name, or {@code java:comp/DefaultJMSConnectionFactory} for an unset
  *       connection factory. This is the application-server way.</li>
- *   <li>CDI, if the JNDI lookup fails for any reason (no JNDI in Java SE, name not bound): the bean
- *       of type {@link ConnectionFactory} or {@link Destination} qualified
- *       {@code @Named("<configured name>")}, or, for an unset connection factory, the
- *       {@code @Default} {@link ConnectionFactory} bean. This is the Java SE way.</li>
+ *   <li>CDI, if the JNDI lookup fails for any reason (no JNDI in Java SE, none in Quarkus, name not
+ *       bound): the bean of type {@link ConnectionFactory} or {@link Destination} qualified
+ *       {@code @Named("<configured name>")}, else the one qualified SmallRye's
+ *       {@code @Identifier("<configured name>")} (Quarkus extensions' qualifier of a named
+ *       configuration's objects, e.g. quarkus-artemis-jms' {@code quarkus.artemis."<name>".*} factory),
+ *       or, for an unset connection factory, the {@code @Default} {@link ConnectionFactory} bean. This
+ *       is the Java SE and Quarkus way.</li>
  * </ol>
  * If neither yields exactly one object of the right type, {@link #create} throws {@link
  * dev.outboxer.OutboxConfigurationException} naming the key and the value, and the deployment

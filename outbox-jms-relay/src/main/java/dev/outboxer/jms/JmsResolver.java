@@ -11,12 +11,19 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.literal.NamedLiteral;
 import jakarta.jms.ConnectionFactory;
 import jakarta.jms.Destination;
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 
 /** Finds the connection factory and the destination: JNDI first, then CDI. */
 final class JmsResolver {
+
+  /** SmallRye's qualifier of a named configuration's bean in Quarkus (see {@link #identified}). */
+  static final String IDENTIFIER = "io.smallrye.common.annotation.Identifier";
 
   private final RelayContext context;
   private final Instance<ConnectionFactory> connectionFactoryBeans;
@@ -47,14 +54,47 @@ final class JmsResolver {
     return connectionFactoryInJndi || isJtaAwareBean(resolved);
   }
 
-  /** Narayana's {@code ConnectionFactoryProxy} (by name: Narayana's JMS integration is optional here). */
+  /**
+   * Narayana's {@code ConnectionFactoryProxy} (by name: Narayana's JMS integration is optional here),
+   * also behind a CDI client proxy: a normal-scoped producer's bean ({@code @ApplicationScoped}) reaches
+   * the relay as ArC's (Quarkus) or Weld's proxy, a subclass of neither.
+   */
   static boolean isJtaAwareBean(ConnectionFactory factory) {
-    for (Class<?> type = factory.getClass(); type != null; type = type.getSuperclass()) {
+    for (Class<?> type = contextualInstance(factory).getClass(); type != null; type = type.getSuperclass()) {
       if (type.getName().equals("org.jboss.narayana.jta.jms.ConnectionFactoryProxy")) {
         return true;
       }
     }
     return false;
+  }
+
+  /**
+   * The object behind ArC's or Weld's client proxy, or {@code bean} itself. By name, through the
+   * containers' own interfaces ({@code io.quarkus.arc.ClientProxy#arc_contextualInstance}, {@code
+   * org.jboss.weld.proxy.WeldClientProxy#getMetadata().getContextualInstance}), so that the relay
+   * depends on neither; getting it creates the bean if it was not yet (a factory opens no connection
+   * when it is made). {@code bean} itself when it cannot be unwrapped.
+   */
+  static Object contextualInstance(Object bean) {
+    for (Class<?> type = bean.getClass(); type != null; type = type.getSuperclass()) {
+      for (Class<?> contract : type.getInterfaces()) {
+        try {
+          switch (contract.getName()) {
+            case "io.quarkus.arc.ClientProxy":
+              return contract.getMethod("arc_contextualInstance").invoke(bean);
+            case "org.jboss.weld.proxy.WeldClientProxy": {
+              Method metadata = contract.getMethod("getMetadata");
+              return metadata.getReturnType().getMethod("getContextualInstance").invoke(metadata.invoke(bean));
+            }
+            default:
+              break;
+          }
+        } catch (ReflectiveOperationException | RuntimeException cannotUnwrap) {
+          return bean;
+        }
+      }
+    }
+    return bean;
   }
 
   Destination destination(String configuredName) {
@@ -94,9 +134,23 @@ final class JmsResolver {
     if (candidates.isAmbiguous()) {
       throw new OutboxConfigurationException(
           fullKey,
-          setting + ": JNDI has no " + jndiName + " and more than one CDI bean of type "
-              + type.getName() + " is qualified " + qualifier + ". Keep exactly one, or name one"
-              + " with @Named and set " + fullKey + " to that name.");
+          setting + ": JNDI has no " + jndiName + " and more than one CDI bean of type " + type.getName()
+              + " is qualified " + qualifier + ". Keep exactly one, or name one with @Named and set " + fullKey
+              + " to that name.");
+    }
+    if (configured.isPresent()) {
+      List<Instance.Handle<T>> identified = identified(beans, configured.get());
+      if (identified.size() == 1) {
+        return identified.get(0).get();
+      }
+      if (identified.size() > 1) {
+        throw new OutboxConfigurationException(
+            fullKey,
+            setting + ": JNDI has no " + jndiName + ", no CDI bean of type " + type.getName() + " is qualified "
+                + qualifier + ", and more than one is qualified @Identifier(\"" + configured.get() + "\")."
+                + " Keep exactly one.");
+      }
+      qualifier += " or @Identifier(\"" + configured.get() + "\")";
     }
     throw new OutboxConfigurationException(
         fullKey,
@@ -105,15 +159,44 @@ final class JmsResolver {
             + hint(key, configured, type));
   }
 
+  /**
+   * The beans qualified {@code @io.smallrye.common.annotation.Identifier(name)}: the qualifier Quarkus
+   * extensions give the objects of a named configuration (quarkus-artemis-jms: the connection factory
+   * of {@code quarkus.artemis."<name>".*}). Found by the qualifier's class name, so that the relay
+   * needs no SmallRye dependency; none where no bean carries it.
+   */
+  private static <T> List<Instance.Handle<T>> identified(Instance<T> beans, String name) {
+    List<Instance.Handle<T>> found = new ArrayList<>();
+    for (Instance.Handle<T> handle : beans.handles()) {
+      for (Annotation qualifier : handle.getBean().getQualifiers()) {
+        if (qualifier.annotationType().getName().equals(IDENTIFIER) && name.equals(valueOf(qualifier))) {
+          found.add(handle);
+        }
+      }
+    }
+    return found;
+  }
+
+  private static Object valueOf(Annotation qualifier) {
+    try {
+      return qualifier.annotationType().getMethod("value").invoke(qualifier);
+    } catch (ReflectiveOperationException | RuntimeException notAnIdentifier) {
+      return null;
+    }
+  }
+
   private String hint(String key, Optional<String> configured, Class<?> type) {
     String fullKey = context.fullKey(NAME, key);
     if (configured.isPresent()) {
       return "In an application server, bind a " + type.getSimpleName() + " under that JNDI name;"
-          + " in Java SE, add a producer: @Produces @Named(\"" + configured.get() + "\") "
-          + type.getSimpleName() + " ...";
+          + " in Java SE or Quarkus, add a producer: @Produces @Named(\"" + configured.get() + "\") "
+          + type.getSimpleName() + " ..."
+          + (type == ConnectionFactory.class ? "; in Quarkus, quarkus-artemis-jms names the factory of"
+              + " quarkus.artemis.\"" + configured.get() + "\".* so" : "");
     }
-    return "Set " + fullKey + " to the JNDI name of a " + type.getSimpleName() + ", or (Java SE)"
-        + " produce one as a CDI bean: @Produces " + type.getSimpleName() + " ...";
+    return "Set " + fullKey + " to the JNDI name of a " + type.getSimpleName() + ", or (Java SE, Quarkus)"
+        + " produce one as a CDI bean: @Produces " + type.getSimpleName() + " ... (in Quarkus, quarkus-artemis-jms"
+        + " makes the @Default one of quarkus.artemis.*)";
   }
 
   private static Object lookup(String name) throws NamingException {

@@ -40,12 +40,12 @@ record JmsSettings(
   /** {@code outbox.<name>.jms.connection-factory}. */
   static final Setting<String> CONNECTION_FACTORY_SETTING = Setting.jndiName(CONNECTION_FACTORY)
       .withDefault("java:comp/DefaultJMSConnectionFactory")
-      .meaning("JNDI name of the `ConnectionFactory` (the default is the platform's); in Java SE the `@Named` name"
-          + " of a CDI bean (unset: the `@Default` `ConnectionFactory` bean)");
+      .meaning("JNDI name of the `ConnectionFactory` (the default is the platform's); in Java SE and Quarkus the"
+          + " `@Named` or `@Identifier` name of a CDI bean (unset: the `@Default` `ConnectionFactory` bean)");
   /** {@code outbox.<name>.jms.destination}. */
   static final Setting<String> DESTINATION_SETTING = Setting.jndiName(DESTINATION).required()
-      .meaning("JNDI name of the queue or topic; in Java SE the `@Named` name of a CDI bean of type `Destination`"
-          + " (a `Queue` or `Topic` producer qualifies)");
+      .meaning("JNDI name of the queue or topic; in Java SE and Quarkus the `@Named` or `@Identifier` name of a CDI"
+          + " bean of type `Destination` (a `Queue` or `Topic` producer qualifies)");
   /** {@code outbox.<name>.jms.delivery-mode}. */
   static final Setting<Integer> DELIVERY_MODE_SETTING = Setting.oneOf(DELIVERY_MODE, "delivery mode",
           deliveryModes())

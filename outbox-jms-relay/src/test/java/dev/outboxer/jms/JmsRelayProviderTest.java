@@ -86,8 +86,9 @@ class JmsRelayProviderTest {
 
   /**
    * What the core's start-up check for two-phase commit asks: a factory from JNDI (an application
-   * server's, JTA-aware) and Narayana's proxy enlist in the worker's transaction, a bare provider
-   * factory does not, though Artemis' also implements XAConnectionFactory.
+   * server's, JTA-aware) and Narayana's proxy enlist in the worker's transaction, also behind
+   * Weld's client proxy (an application-scoped producer), a bare provider factory does not, though
+   * Artemis' also implements XAConnectionFactory.
    */
   @Test
   void tellsTheCoreWhetherItsSessionsEnlistInTheWorkersTransaction() {
@@ -96,11 +97,14 @@ class JmsRelayProviderTest {
     Relay plain = provider.create(context(Map.of("destination", "jms/cdiQueue")));
     Relay narayana = provider.create(context(Map.of(
         "connection-factory", "jms/narayanaFactory", "destination", "jms/cdiQueue")));
+    Relay proxied = provider.create(context(Map.of(
+        "connection-factory", "jms/scopedNarayanaFactory", "destination", "jms/cdiQueue")));
 
     assertThat(jndi.enlistsInWorkerTransaction()).isTrue();
     assertThat(plain.enlistsInWorkerTransaction()).isFalse();
     assertThat(narayana.enlistsInWorkerTransaction()).isTrue();
-    List.of(jndi, plain, narayana).forEach(Relay::close);
+    assertThat(proxied.enlistsInWorkerTransaction()).as("Narayana's proxy behind Weld's client proxy").isTrue();
+    List.of(jndi, plain, narayana, proxied).forEach(Relay::close);
   }
 
   @Test
@@ -159,6 +163,14 @@ class JmsRelayProviderTest {
     ConnectionFactory narayanaFactory() {
       return dev.outboxer.jms.narayana.BrokerFirstTransactionHelper.connectionFactory(
           new org.apache.activemq.artemis.jms.client.ActiveMQXAConnectionFactory(EmbeddedArtemis.URL));
+    }
+
+    @Produces
+    @ApplicationScoped
+    @Named("jms/scopedNarayanaFactory")
+    @NotDefault
+    ConnectionFactory scopedNarayanaFactory() {
+      return narayanaFactory();
     }
 
     @Produces

@@ -44,11 +44,15 @@ abstract class BrokerRelayScenarios {
 
   /**
    * The application of a subclass: {@code relay} for the outbox {@value #OUTBOX}; {@code
-   * beforeStart} prepares the broker and adds the keys only known then.
+   * beforeStart} prepares the broker and adds the keys only known then; {@code more} are classes of
+   * the subclass's own (beans that give the relay what it needs).
    */
-  static QuarkusUnitTest application(String relay, Runnable beforeStart, Class<? extends BrokerRelayScenarios> test) {
-    return QuarkusTestApplication.on(TestDatabase.POSTGRESQL, beforeStart, BrokerRelayScenarios.class, test,
-            AuditService.class, AuditEntry.class, TestOrder.class)
+  static QuarkusUnitTest application(String relay, Runnable beforeStart, Class<? extends BrokerRelayScenarios> test,
+      Class<?>... more) {
+    List<Class<?>> classes = new ArrayList<>(List.of(BrokerRelayScenarios.class, test, AuditService.class,
+        AuditEntry.class, TestOrder.class));
+    classes.addAll(List.of(more));
+    return QuarkusTestApplication.on(TestDatabase.POSTGRESQL, beforeStart, classes.toArray(Class<?>[]::new))
         .overrideConfigKey("outbox." + OUTBOX + ".relay", relay)
         .overrideConfigKey("outbox." + OUTBOX + ".poll-interval", "100ms")
         .overrideConfigKey("outbox." + OUTBOX + ".max-poll-interval", "500ms");

@@ -71,7 +71,8 @@ public class TwoPhaseCommitCheck {
             + (dialect == Dialect.SQLITE ? "SQLite has no XA, so use a relay that does not enlist (for JMS: a plain,"
                 + " non-XA connection factory; delivery is then at-least-once)"
                 : "make it one (Open Liberty: <dataSource type=\"javax.sql.XADataSource\">; WildFly: <xa-datasource>;"
-                + " Agroal: connectionProviderClassName=" + xaClassOf(dialect) + "), or use a relay that does not"
+                + " Quarkus: quarkus.datasource.jdbc.transactions=xa; Agroal: connectionProviderClassName="
+                + xaClassOf(dialect) + "), or use a relay that does not"
                 + " enlist (for JMS: a plain, non-XA connection factory; delivery is then at-least-once)"));
       }
     }

@@ -31,14 +31,29 @@ final class OutboxerContender {
    * others only.
    */
   DrainOutcome drain(String outbox, int backlog, String failingGroup) throws Exception {
+    return drain(outbox, backlog, failingGroup, "bench");
+  }
+
+  /**
+   * As {@link #drain(String, int, String)}, through the relay named {@code relay}: {@code bench}
+   * (batches in the worker's JTA transaction) or {@code bench-plain} ({@link PlainBenchRelay}:
+   * batches in plain database transactions, as for a Kafka, SQS or RabbitMQ relay).
+   */
+  DrainOutcome drain(String outbox, int backlog, String failingGroup, String relay) throws Exception {
     double fill = nodes.fill(outbox, backlog);
-    return drainFilled(settings, nodes.raw(), outbox, backlog, failingGroup, settings.maxDrain()).filledIn(fill);
+    return drainFilled(settings, nodes.raw(), outbox, backlog, failingGroup, settings.maxDrain(), relay).filledIn(fill);
   }
 
   /** Starts a fresh node whose workers drain the backlog already in the table; also run in the 256 MB child JVM. */
-  @SuppressWarnings("try") // the node works while it is open; nothing in the body needs to call it
   static DrainOutcome drainFilled(BenchSettings settings, RawJdbc raw, String outbox, long backlog, String failingGroup,
       Duration limit) throws Exception {
+    return drainFilled(settings, raw, outbox, backlog, failingGroup, limit, "bench");
+  }
+
+  /** As above, through the relay named {@code relay} ({@code bench} or {@code bench-plain}). */
+  @SuppressWarnings("try") // the node works while it is open; nothing in the body needs to call it
+  static DrainOutcome drainFilled(BenchSettings settings, RawJdbc raw, String outbox, long backlog, String failingGroup,
+      Duration limit, String relay) throws Exception {
     long[] ids = raw.idRange(outbox);
     if (ids == null || raw.count(outbox) != backlog) {
       throw new IllegalStateException("Outbox '" + outbox + "' should hold a backlog of " + backlog + " messages but holds "
@@ -48,7 +63,7 @@ final class OutboxerContender {
     DrainProbe probe = new DrainProbe(ids[0], ids[1] - ids[0] + 1, true);
     BenchRelay.plan(outbox, new BenchRelay.Plan(probe, failingGroup, null));
     boolean finished;
-    try (OutboxTestContainer node = OutboxerNodes.workerNode(settings, outbox)) {
+    try (OutboxTestContainer node = OutboxerNodes.workerNode(settings, outbox, relay)) {
       if (!probe.await(1, START_TIMEOUT)) {
         throw new IllegalStateException("A fresh Outboxer node did not relay anything of outbox '" + outbox + "' within "
             + START_TIMEOUT.toSeconds() + " s");

@@ -45,9 +45,13 @@ final class Rounds {
     String backlog = count(settings.backlog());
     if (settings.runs(Row.DRAIN_1)) {
       results.metric("drain.p1", "1. drain " + backlog + ", 1 partition", "msg/s");
+      results.metric("drain.p1.plain", "1. drain " + backlog + ", 1 partition, relay outside the worker's transaction"
+          + " (Kafka, SQS, RabbitMQ; raw: the same round's)", "msg/s");
     }
     if (settings.runs(Row.DRAIN_4)) {
       results.metric("drain.p4", "2. drain " + backlog + ", 4 partitions", "msg/s");
+      results.metric("drain.p4.plain", "2. drain " + backlog + ", 4 partitions, relay outside the worker's transaction"
+          + " (Kafka, SQS, RabbitMQ; raw: the same round's)", "msg/s");
       if (settings.runs(Row.DRAIN_1)) {
         results.metric("drain.scale", "2. 4 partitions / 1 partition", "x");
       }
@@ -99,10 +103,10 @@ final class Rounds {
     roundNumber = number;
     round.clear();
     if (settings.runs(Row.DRAIN_1)) {
-      drainRow("drain.p1", OutboxerNodes.ONE_PARTITION, settings.backlog());
+      drainRowWithPlain("drain.p1", OutboxerNodes.ONE_PARTITION, settings.backlog());
     }
     if (settings.runs(Row.DRAIN_4)) {
-      drainRow("drain.p4", OutboxerNodes.FOUR_PARTITIONS, settings.backlog());
+      drainRowWithPlain("drain.p4", OutboxerNodes.FOUR_PARTITIONS, settings.backlog());
       ratio("drain.scale", "drain.p4", "drain.p1");
     }
     if (settings.runs(Row.GROWTH)) {
@@ -165,6 +169,29 @@ final class Rounds {
     int partitions = OutboxerNodes.partitionsOf(outbox);
     drain(key, Contender.RAW, () -> raw.drain(outbox, backlog));
     drain(key, Contender.OUTBOXER, () -> outboxer.drain(outbox, backlog, null));
+    drain(key, Contender.GRUELBOX, () -> gruelbox.drain(partitions, backlog, null));
+  }
+
+  /**
+   * Rows 1 and 2: raw, Outboxer in the worker's JTA transaction and Outboxer in plain database
+   * transactions ({@link PlainBenchRelay}; its line carries the same round's raw drain for the
+   * ratio), then gruelbox. The two Outboxer drains take turns going first, round by round, so that
+   * neither always runs later on a machine whose load changes.
+   */
+  private void drainRowWithPlain(String key, String outbox, int backlog) {
+    int partitions = OutboxerNodes.partitionsOf(outbox);
+    DrainOutcome rawDrain = drain(key, Contender.RAW, () -> raw.drain(outbox, backlog));
+    if (rawDrain != null) {
+      results.add(key + ".plain", Contender.RAW, rawDrain.rate());
+    }
+    boolean plainFirst = roundNumber % 2 == 0;
+    if (plainFirst) {
+      drain(key + ".plain", Contender.OUTBOXER, () -> outboxer.drain(outbox, backlog, null, "bench-plain"));
+    }
+    drain(key, Contender.OUTBOXER, () -> outboxer.drain(outbox, backlog, null));
+    if (!plainFirst) {
+      drain(key + ".plain", Contender.OUTBOXER, () -> outboxer.drain(outbox, backlog, null, "bench-plain"));
+    }
     drain(key, Contender.GRUELBOX, () -> gruelbox.drain(partitions, backlog, null));
   }
 

@@ -9,14 +9,15 @@ import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import javax.sql.DataSource;
 
 /**
  * A worker batch's plain database transaction, for a relay that does not use the worker's JTA
  * transaction: one connection of the outbox's data source, taken while the thread has no JTA
  * transaction (so the data source hands it out unenlisted), with auto-commit off, committed or
  * rolled back by Outboxer. No transaction manager and no XA calls: on PostgreSQL the driver sends
- * {@code BEGIN} with the first statement instead of in a round trip of its own.
+ * {@code BEGIN} with the first statement instead of in a round trip of its own. After a commit the
+ * connection stays with the worker for its next batch ({@link PlainConnections}); after anything
+ * else it is closed.
  *
  * <p>The transaction timeout holds as under a transaction manager: when it passes, the {@linkplain
  * Reaper reaper} ends the transaction from its own thread by aborting the connection
@@ -43,6 +44,8 @@ public final class LocalTransaction implements BatchTransaction {
   private enum State { ACTIVE, COMMITTING, TIMED_OUT, ENDED }
 
   private final Connection connection;
+  /** Where the connection goes after a commit: kept for the worker's next batch. */
+  private final PlainConnections connections;
   private final Transactions transactions;
   private final Duration timeout;
   private final Runnable cancelReaper;
@@ -51,35 +54,32 @@ public final class LocalTransaction implements BatchTransaction {
   private boolean finishedHere;
   private Exception failure;
 
-  private LocalTransaction(Connection connection, Transactions transactions, Duration timeout, Reaper reaper) {
+  private LocalTransaction(Connection connection, PlainConnections connections, Transactions transactions,
+      Duration timeout, Reaper reaper) {
     this.connection = connection;
+    this.connections = connections;
     this.transactions = transactions;
     this.timeout = timeout;
     this.cancelReaper = reaper.after(timeout, this::timedOut);
   }
 
   /**
-   * Begins a plain transaction on a connection of {@code dataSource}. The calling thread must have
-   * no JTA transaction: inside one the data source would hand out the connection enlisted in it.
+   * Begins a plain transaction on the connection {@code connections} kept from the worker's last
+   * batch, or on a new one of its data source. The calling thread must have no JTA transaction:
+   * inside one the data source would hand out the connection enlisted in it. A connection whose
+   * transaction commits goes back to {@code connections}; any other is closed.
    *
    * @throws IllegalStateException if the thread has a JTA transaction
    * @throws SQLException if no connection can be had or auto-commit cannot be switched off
    */
-  public static LocalTransaction begin(DataSource dataSource, Duration timeout, Transactions transactions,
+  public static LocalTransaction begin(PlainConnections connections, Duration timeout, Transactions transactions,
       Reaper reaper) throws SQLException {
     int status = transactions.status();
     if (status != Status.STATUS_NO_TRANSACTION) {
       throw new IllegalStateException("A worker batch in a plain database transaction was begun on a thread with a JTA"
           + " transaction (" + Transactions.statusName(status) + "); its connection would be enlisted in it");
     }
-    Connection connection = dataSource.getConnection();
-    try {
-      connection.setAutoCommit(false);
-    } catch (SQLException | RuntimeException e) {
-      closeQuietly(connection);
-      throw e;
-    }
-    return new LocalTransaction(connection, transactions, timeout, reaper);
+    return new LocalTransaction(connections.take(), connections, transactions, timeout, reaper);
   }
 
   @Override
@@ -147,8 +147,10 @@ public final class LocalTransaction implements BatchTransaction {
       end();
       if (failure != null) {
         rollbackQuietly();
+        close();
+      } else {
+        connections.keep(connection);
       }
-      close();
     }
   }
 
@@ -229,10 +231,6 @@ public final class LocalTransaction implements BatchTransaction {
   }
 
   private static void closeQuietly(Connection connection) {
-    try {
-      connection.close();
-    } catch (SQLException | RuntimeException e) {
-      LOG.log(Level.FINE, "Closing a worker batch's connection failed", e);
-    }
+    PlainConnections.closeQuietly(connection);
   }
 }

@@ -19,6 +19,7 @@ import dev.outboxer.cdi.internal.store.BatchStatements;
 import dev.outboxer.cdi.internal.tx.Transactions.Outcome;
 import dev.outboxer.cdi.internal.tx.BatchTransaction;
 import dev.outboxer.cdi.internal.tx.LocalTransaction;
+import dev.outboxer.cdi.internal.tx.PlainConnections;
 import dev.outboxer.cdi.internal.tx.Transactions;
 import dev.outboxer.spi.CoreSettings;
 import dev.outboxer.spi.Failures;
@@ -77,28 +78,32 @@ public class BatchProcessor {
   private final PreparedHoldWarnings preparedHolds = new PreparedHoldWarnings();
   private final LongTransactionWarnings longTransactions = new LongTransactionWarnings();
 
-  CycleResult process(OutboxSettings settings, int partition, Relay relay, boolean plainTransaction,
-      PartitionCursor cursor) throws Exception {
-    return process(settings, partition, relay, plainTransaction, cursor, null);
+  /**
+   * The connections of a worker's run of plain batch transactions: give each batch of the run the
+   * same one, and close it when the run ends.
+   */
+  PlainConnections plainConnections() {
+    return new PlainConnections(dataSources::dataSource);
   }
 
   /**
    * One batch; with a gate (a publisher's commit is under way), the claim goes first and the read
    * waits for the gate, so that it sees the published message (see {@link CommitGate}).
    *
-   * @param plainTransaction whether the batch runs in a plain database transaction on a connection
-   *     of the outbox's data source ({@link LocalTransaction}) rather than in a JTA transaction: only
-   *     for a relay that does not use the worker's transaction, and only with a data source
+   * @param plainConnections null for a batch in a JTA transaction; else the batch runs in a plain
+   *     database transaction ({@link LocalTransaction}) on the connection these keep from the
+   *     worker's last batch or a new one of the outbox's data source: only for a relay that does not
+   *     use the worker's transaction, and only with a data source
    */
-  CycleResult process(OutboxSettings settings, int partition, Relay relay, boolean plainTransaction,
+  CycleResult process(OutboxSettings settings, int partition, Relay relay, PlainConnections plainConnections,
       PartitionCursor cursor, CommitGate gate) throws Exception {
     long begun = System.nanoTime();
     Duration transactionTimeout = settings.transactionTimeout();
     // The claim may lapse when the transaction manager or the database ends the transaction: not before the
     // transaction timeout has passed since it began. Nothing is handed to the relay after this point.
     long leaseEnd = begun + leaseNanos(transactionTimeout);
-    BatchTransaction tx = plainTransaction
-        ? LocalTransaction.begin(dataSources.dataSource(), transactionTimeout, transactions, watchdog::after)
+    BatchTransaction tx = plainConnections != null
+        ? LocalTransaction.begin(plainConnections, transactionTimeout, transactions, watchdog::after)
         : transactions.begin(transactionTimeout);
     ReadRows batch = null;
     try {

@@ -6,6 +6,7 @@ import dev.outboxer.cdi.internal.config.Durations;
 import dev.outboxer.cdi.internal.config.OutboxSettings;
 import dev.outboxer.cdi.internal.jdbc.Sql;
 import dev.outboxer.cdi.internal.metrics.OutboxMetrics;
+import dev.outboxer.cdi.internal.tx.PlainConnections;
 import dev.outboxer.spi.Failures;
 import dev.outboxer.spi.Relay;
 import java.time.Duration;
@@ -93,6 +94,8 @@ final class PartitionWorker {
   Duration run(BooleanSupplier stopping, CommitGate gate) {
     long sliceEnd = System.nanoTime() + SLICE_NANOS;
     activity.runStarted();
+    // Back-to-back plain batches share a connection; it goes back to the pool when the run ends.
+    PlainConnections plainConnections = plainTransactions ? processor.plainConnections() : null;
     try {
       while (!stopping.getAsBoolean()) {
         long backingOff = failedBatchesNotBeforeNanos - System.nanoTime();
@@ -104,7 +107,7 @@ final class PartitionWorker {
         CommitGate batchGate = gate;
         gate = null;
         try {
-          result = processor.process(settings, partition, relay, plainTransactions, cursor, batchGate);
+          result = processor.process(settings, partition, relay, plainConnections, cursor, batchGate);
         } catch (Exception | LinkageError | AssertionError e) {
           return batchFailed(e);
         } finally {
@@ -133,6 +136,9 @@ final class PartitionWorker {
     } finally {
       if (gate != null) {
         gate.abandon();
+      }
+      if (plainConnections != null) {
+        plainConnections.close();
       }
       activity.runEnded();
     }

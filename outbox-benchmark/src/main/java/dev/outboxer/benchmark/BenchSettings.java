@@ -78,8 +78,8 @@ record BenchSettings(
     String profile = properties.getProperty(PREFIX + "profile", "quick").trim().toLowerCase(Locale.ROOT);
     Defaults d = switch (profile) {
       // quick: every backlog bulk-filled (verified against Outboxer's rows at start), short drains, few samples.
-      case "quick" -> new Defaults(3, 1_000, 20_000, "10000,100000", 0, 500, 50, 50, 1_000_000, 8, 900, 10);
-      case "full" -> new Defaults(3, 1_000, 20_000, "10000,100000,1000000", 100_000, 2_000, 200, 50, 1_000_000, 120,
+      case "quick" -> new Defaults(3, 1_000, 20_000, "10000,100000", 0, 3_000, 50, 50, 1_000_000, 8, 900, 10);
+      case "full" -> new Defaults(3, 1_000, 20_000, "10000,100000,1000000", 100_000, 5_000, 200, 50, 1_000_000, 120,
           1_800, 10);
       // smoke: gruelbox retries skipped entries sooner, so that its stalls on MariaDB do not stretch the test.
       case "smoke" -> new Defaults(1, 20, 300, "200,400", 300, 40, 10, 3, 2_000, 60, 300, 2);

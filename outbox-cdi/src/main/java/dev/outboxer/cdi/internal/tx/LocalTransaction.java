@@ -227,10 +227,6 @@ public final class LocalTransaction implements BatchTransaction {
   }
 
   private void close() {
-    closeQuietly(connection);
-  }
-
-  private static void closeQuietly(Connection connection) {
     PlainConnections.closeQuietly(connection);
   }
 }

@@ -42,12 +42,10 @@ class PlainConnectionsTest {
   @EnumSource(value = TestDatabase.class, names = {"POSTGRESQL", "MARIADB"})
   void back_to_back_batches_commit_on_one_connection_taken_once_and_given_back_when_the_run_ends(TestDatabase database)
       throws Exception {
-    database.assumeAvailable();
-    createTable(database);
-    CountingDataSource dataSource = new CountingDataSource(database);
+    CountingDataSource dataSource = emptyTable(database);
     try (PlainConnections connections = new PlainConnections(() -> dataSource)) {
       for (int batch = 1; batch <= 3; batch++) {
-        LocalTransaction tx = LocalTransaction.begin(connections, Duration.ofSeconds(30), NO_JTA_TRANSACTION, NEVER);
+        LocalTransaction tx = begin(connections);
         int row = batch;
         tx.call(connection -> insert(connection, row));
         assertThat(tx.commit()).isEqualTo(Outcome.COMMITTED);
@@ -64,17 +62,15 @@ class PlainConnectionsTest {
   @EnumSource(value = TestDatabase.class, names = {"POSTGRESQL", "MARIADB"})
   void a_batch_on_the_kept_connection_sees_what_committed_after_the_last_batch(TestDatabase database)
       throws Exception {
-    database.assumeAvailable();
-    createTable(database);
-    CountingDataSource dataSource = new CountingDataSource(database);
+    CountingDataSource dataSource = emptyTable(database);
     try (PlainConnections connections = new PlainConnections(() -> dataSource)) {
-      LocalTransaction first = LocalTransaction.begin(connections, Duration.ofSeconds(30), NO_JTA_TRANSACTION, NEVER);
+      LocalTransaction first = begin(connections);
       assertThat(first.call(PlainConnectionsTest::count)).isZero();
       assertThat(first.commit()).isEqualTo(Outcome.COMMITTED);
       try (Connection other = database.connect()) {
         insert(other, 1);
       }
-      LocalTransaction second = LocalTransaction.begin(connections, Duration.ofSeconds(30), NO_JTA_TRANSACTION, NEVER);
+      LocalTransaction second = begin(connections);
       assertThat(second.call(PlainConnectionsTest::count)).as("rows seen by the next batch").isEqualTo(1);
       assertThat(second.commit()).isEqualTo(Outcome.COMMITTED);
       assertThat(dataSource.taken).hasValue(1);
@@ -85,17 +81,14 @@ class PlainConnectionsTest {
   @EnumSource(value = TestDatabase.class, names = {"POSTGRESQL", "MARIADB"})
   void a_connection_whose_batch_rolled_back_failed_or_timed_out_is_closed_and_the_next_batch_takes_a_new_one(
       TestDatabase database) throws Exception {
-    database.assumeAvailable();
-    createTable(database);
-    CountingDataSource dataSource = new CountingDataSource(database);
+    CountingDataSource dataSource = emptyTable(database);
     try (PlainConnections connections = new PlainConnections(() -> dataSource)) {
-      LocalTransaction rolledBack = LocalTransaction.begin(connections, Duration.ofSeconds(30), NO_JTA_TRANSACTION,
-          NEVER);
+      LocalTransaction rolledBack = begin(connections);
       rolledBack.call(connection -> insert(connection, 1));
       rolledBack.rollback();
       assertThat(dataSource.closed).as("closed after the rollback").hasValue(1);
 
-      LocalTransaction failed = LocalTransaction.begin(connections, Duration.ofSeconds(30), NO_JTA_TRANSACTION, NEVER);
+      LocalTransaction failed = begin(connections);
       try {
         failed.call(connection -> insert(connection, 2, "no_such_column"));
       } catch (SQLException expected) {
@@ -114,7 +107,7 @@ class PlainConnectionsTest {
       assertThat(timedOut.commit()).isEqualTo(Outcome.ROLLED_BACK);
       assertThat(dataSource.closed).as("closed after the timeout").hasValue(3);
 
-      LocalTransaction next = LocalTransaction.begin(connections, Duration.ofSeconds(30), NO_JTA_TRANSACTION, NEVER);
+      LocalTransaction next = begin(connections);
       next.call(connection -> insert(connection, 4));
       assertThat(next.commit()).isEqualTo(Outcome.COMMITTED);
       assertThat(dataSource.taken).as("connections taken: one per batch after a failure").hasValue(4);
@@ -122,11 +115,19 @@ class PlainConnectionsTest {
     assertThat(rows(database)).as("only the committed batch's row").isEqualTo(1);
   }
 
-  private static void createTable(TestDatabase database) throws SQLException {
+  /** The test's table, new and empty, and a data source of new connections to its database. */
+  private static CountingDataSource emptyTable(TestDatabase database) throws SQLException {
+    database.assumeAvailable();
     try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
       statement.execute("DROP TABLE IF EXISTS plain_connections_test");
       statement.execute("CREATE TABLE plain_connections_test (id INT PRIMARY KEY)");
     }
+    return new CountingDataSource(database);
+  }
+
+  /** A batch's transaction with a timeout that never passes. */
+  private static LocalTransaction begin(PlainConnections connections) throws SQLException {
+    return LocalTransaction.begin(connections, Duration.ofSeconds(30), NO_JTA_TRANSACTION, NEVER);
   }
 
   private static Void insert(Connection connection, int id) throws SQLException {

@@ -207,7 +207,7 @@ final class GruelboxContender implements AutoCloseable {
     try {
       Random pauses = new Random(42);
       List<Double> millis = new ArrayList<>();
-      int warmUp = Publishing.latencyWarmUp(samples);
+      int warmUp = Publishing.latencyWarmUp(samples, remote);
       for (int i = 0; i < warmUp + samples; i++) {
         Thread.sleep(Publishing.latencyPauseMillis(pauses, remote));
         long sequence = i;

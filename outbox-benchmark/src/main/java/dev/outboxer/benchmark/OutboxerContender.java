@@ -217,7 +217,7 @@ final class OutboxerContender {
     UserTransaction transaction = publisher.select(UserTransaction.class);
     Random pauses = new Random(42);
     List<Double> millis = new ArrayList<>();
-    int warmUp = Publishing.latencyWarmUp(samples);
+    int warmUp = Publishing.latencyWarmUp(samples, remote);
     for (int i = 0; i < warmUp + samples; i++) {
       Thread.sleep(Publishing.latencyPauseMillis(pauses, remote));
       transaction.begin();

@@ -46,9 +46,18 @@ final class Publishing {
     return messages / seconds;
   }
 
-  /** Samples of a latency run that are thrown away first, while the code paths warm up. */
-  static int latencyWarmUp(int samples) {
-    return Math.max(1, Math.min(10, samples / 5));
+  /**
+   * Samples of a latency run that are thrown away first, while the code paths warm up: on one node
+   * twice as many as it measures, up to 100, so that every partition's worker has run its
+   * statements on its pooled connections often enough for PostgreSQL to keep generic plans (pgjdbc
+   * prepares a statement on the server at its fifth execution on a connection, PostgreSQL plans it
+   * anew for five more; the claim took 1-2 ms to plan each time, 0.05-0.07 ms once kept, in the
+   * server's log of a latency run on 2026-12-07). A node that has run for a few seconds is past
+   * that; the row measures such a node. Across nodes (after the one-node samples, on nodes already
+   * warm) a fifth of what it measures, up to 10.
+   */
+  static int latencyWarmUp(int samples, boolean remote) {
+    return remote ? Math.max(1, Math.min(10, samples / 5)) : Math.min(100, 2 * samples);
   }
 
   /**

@@ -109,7 +109,7 @@ final class RawContender {
     try {
       Random pauses = new Random(42);
       List<Double> millis = new ArrayList<>();
-      int warmUp = Publishing.latencyWarmUp(samples);
+      int warmUp = Publishing.latencyWarmUp(samples, false);
       for (int i = 0; i < warmUp + samples; i++) {
         Thread.sleep(Publishing.latencyPauseMillis(pauses, false));
         transaction.begin();

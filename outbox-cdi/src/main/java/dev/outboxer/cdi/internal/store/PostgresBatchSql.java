@@ -105,9 +105,9 @@ final class PostgresBatchSql implements BatchSql {
    * (visible to the read); in the other order it could be in neither. OFFSET 0 keeps the planner from copying the
    * conditions into both columns.
    * The functions under the views pg_stat_activity and pg_prepared_xacts, scanned once: the views join pg_database
-   * and pg_authid on every use, and with them in three subqueries PostgreSQL took 0.4-0.5 ms to plan the probe against
-   * 0.13-0.18 ms now (2026-12-07, EXPLAIN's planning time, PostgreSQL 15), which a claim pays for its first ten or so
-   * executions on each pooled connection, until the server keeps a generic plan. Reading the sessions copies every
+   * and pg_authid on every use: with them in three subqueries PostgreSQL 15 plans the probe in 0.4-0.6 ms, with the
+   * functions in 0.13-0.28 ms, which a claim pays for its first ten or so executions on each pooled connection, until
+   * the server keeps a generic plan. Reading the sessions copies every
    * backend's status, the most expensive part of a batch: it is only asked for when the cursor has a checkpoint to
    * arm or settle (PartitionCursor#needsRunningProbe).
    */
